@@ -1,0 +1,52 @@
+# Two commands matter: `make run` and `make test`. Everything else is what they stand on.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8501
+DEMO   := fixtures/demo_vllm_gpu.pb.gz
+
+.PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures
+
+# Idempotent: re-runs pip only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	@echo "explainer: open http://127.0.0.1:$(PORT) (demo profile, offline; Ctrl-C to stop)"
+	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+
+analyze: install
+	$(BIN)/explainer analyze $(DEMO)
+
+# Debian's chromium for the real-browser test (no browser download); skipped if already there.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; }
+
+lint: install
+	$(BIN)/ruff check explainer tests bench app.py
+	$(BIN)/ruff format --check explainer app.py
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/python -m pytest -q
+
+test: install browser-deps lint typecheck unit
+
+fixtures: install
+	$(BIN)/python -m explainer.fixtures
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/.work

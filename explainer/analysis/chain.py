@@ -1,0 +1,68 @@
+"""The heaviest call chain to a function, read bottom (entry) to top (the function), as the
+seed document reads the vLLM KV-cache stack.
+
+We follow the widest bar: starting at the entry point, at each depth we step to the frame
+that carries the most of the target's value among the stacks that still agree with the
+chain so far, until we reach the target. Each step keeps the value of that prefix (the
+width of the bar in the flame graph) and the function's own self.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer.analysis.functions import FunctionStats, sum_by
+from explainer.errors import NoSuchFunctionError
+from explainer.model import Profile
+
+
+@dataclass(frozen=True, slots=True)
+class ChainStep:
+    id: int
+    name: str
+    width: int  # value of the stacks through this prefix (the bar's width)
+    self: int  # the function's self over the whole profile
+    total: int  # the function's total over the whole profile
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    target: str
+    steps: tuple[ChainStep, ...]  # entry first, target last
+    value: int  # value reaching the target along this chain
+    target_total: int  # the target's total over all chains
+    unit: str
+
+
+def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
+    if not 0 <= target < len(profile.names) or stats.total_values[target] == 0:
+        raise NoSuchFunctionError(f"no stack contains function id {target}")
+    offsets, frames, values = profile.offsets, profile.frames, profile.values
+    hit = frames == target
+    # first occurrence of the target in each stack (recursion: the outermost call)
+    has = np.logical_or.reduceat(hit, offsets[:-1])
+    stacks = np.flatnonzero(has)
+    positions = np.flatnonzero(hit)
+    owner = np.searchsorted(offsets, positions, side="right") - 1
+    first_pos = np.full(profile.stack_count, -1, dtype=np.int64)
+    first_pos[owner[::-1]] = positions[::-1]
+    depth_of_target = first_pos[stacks] - offsets[stacks]
+    steps: list[ChainStep] = []
+    d = 0
+    while len(stacks):
+        here = frames[offsets[stacks] + d].astype(np.int64)
+        widths = sum_by(here, values[stacks], len(profile.names))
+        choice = int(np.argmax(widths))
+        width = int(widths[choice])
+        s, t = stats.of(choice)
+        steps.append(ChainStep(choice, profile.names[choice], width, s, t))
+        if choice == target:
+            break
+        agree = (here == choice) & (depth_of_target > d)
+        stacks, depth_of_target = stacks[agree], depth_of_target[agree]
+        d += 1
+    if not steps or steps[-1].id != target:  # the target is only ever reached off the widest path
+        raise NoSuchFunctionError(f"could not follow a chain to {profile.names[target][:80]!r}")
+    return Chain(profile.names[target], tuple(steps), steps[-1].width, int(stats.total_values[target]), profile.unit)

@@ -1,0 +1,82 @@
+"""Narrowing a profile, pprof style: focus and ignore keep or drop whole stacks, hide drops frames.
+
+Every function returns a new :class:`Profile`; the input is never changed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import numpy as np
+
+from explainer.analysis.functions import stacks_with
+from explainer.errors import QueryError
+from explainer.model import Profile, from_arrays
+
+TRAMPOLINE = "<interpreter trampoline>"
+TRAMPOLINE_PATTERN = r"^<interpreter trampoline>$"
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise QueryError(f"invalid regular expression {pattern[:80]!r}: {exc}") from exc
+
+
+def matching_ids(profile: Profile, pattern: str) -> list[int]:
+    """Ids of functions whose name matches ``pattern`` anywhere (``re.search``)."""
+    rx = compile_pattern(pattern)
+    return [i for i, name in enumerate(profile.names) if rx.search(name)]
+
+
+def _keep_stacks(profile: Profile, keep: np.ndarray) -> Profile:
+    lengths = np.diff(profile.offsets)[keep]
+    starts = profile.offsets[:-1][keep]
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    idx = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    return _rebuild(profile, offsets, profile.frames[idx], profile.values[keep])
+
+
+def _rebuild(profile: Profile, offsets: np.ndarray, frames: np.ndarray, values: np.ndarray) -> Profile:
+    meta = {
+        "sample_types": profile.sample_types,
+        "period": profile.period,
+        "period_type": profile.period_type,
+        "labels": profile.labels,
+        "source": profile.source,
+        "duration_ns": profile.duration_ns,
+        "time_ns": profile.time_ns,
+    }
+    built = from_arrays(
+        profile.names, offsets, frames, values, profile.sample_type, truncation=profile.truncation, **meta
+    )
+    return replace(built, truncation=profile.truncation)
+
+
+def focus(profile: Profile, pattern: str) -> Profile:
+    """Only the stacks that pass through a function matching ``pattern``."""
+    return _keep_stacks(profile, stacks_with(profile, matching_ids(profile, pattern)))
+
+
+def ignore(profile: Profile, pattern: str) -> Profile:
+    """Every stack except those that pass through a function matching ``pattern``."""
+    return _keep_stacks(profile, ~stacks_with(profile, matching_ids(profile, pattern)))
+
+
+def hide(profile: Profile, pattern: str) -> Profile:
+    """Remove matching frames from every stack; a hidden leaf's self moves to its caller."""
+    ids = matching_ids(profile, pattern)
+    if not ids:
+        return profile
+    keep = ~np.isin(profile.frames, np.asarray(ids, dtype=np.int32))
+    kept_per_stack = np.add.reduceat(keep.astype(np.int64), profile.offsets[:-1]) if profile.stack_count else keep
+    offsets = np.zeros(profile.stack_count + 1, dtype=np.int64)
+    np.cumsum(kept_per_stack, out=offsets[1:])
+    return _rebuild(profile, offsets, profile.frames[keep], profile.values)
+
+
+def hide_trampolines(profile: Profile) -> Profile:
+    return hide(profile, TRAMPOLINE_PATTERN)

@@ -1,0 +1,261 @@
+"""The one profile model every reader produces.
+
+A profile is a set of distinct call stacks, each with one value in the chosen sample type.
+Stacks are stored root-first in compressed arrays (``offsets`` into ``frames``), frames are
+indexes into an interned table of function names. This keeps every number exact for
+profiles of millions of frames (a node-per-prefix call tree of a 500k-stack GPU profile has
+tens of millions of nodes), while the call tree a person looks at is derived from it with a
+stated node budget (``explainer.analysis.tree``).
+
+Only :class:`ProfileBuilder` mutates; a built :class:`Profile` is frozen and its arrays are
+read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+FrameArray = npt.NDArray[np.int32]
+
+OTHER = "other"
+"""The name Pyroscope gives to merged small subtrees when a query hits ``maxNodes``."""
+
+ELIDED_PREFIX = "[elided "
+"""Stacks deeper than the cap keep both ends and show the middle as one visible frame."""
+
+DEFAULT_MAX_DEPTH = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class SampleType:
+    """What the values count, e.g. ``alloc_space``/``bytes`` or ``cpu``/``nanoseconds``."""
+
+    type: str
+    unit: str
+
+    def __str__(self) -> str:
+        return f"{self.type}/{self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a profile came from, for the report's scope and reproducibility lines."""
+
+    kind: str  # "file", "pyroscope", "upload", "demo"
+    location: str  # a path, a file name or a server URL (never with credentials)
+    format: str  # "pprof", "flamebearer", "connect-flamegraph", "folded", ...
+    query: str = ""  # for servers: profile type, selector and window
+    digest: str = ""  # sha256 of the input bytes, for reproducibility
+
+
+@dataclass(frozen=True, slots=True)
+class Truncation:
+    """What the input (or our reading of it) left out, so every report can say so."""
+
+    other_value: int = 0  # value held by Pyroscope ``other`` nodes (merged small subtrees)
+    other_nodes: int = 0
+    max_nodes: int = 0  # the node budget a server applied, when known
+    elided_stacks: int = 0  # stacks deeper than the depth cap, middle frames elided
+    max_depth: int = 0  # the depth cap that applied
+    skipped_lines: int = 0  # folded input: lines that were not ``stack count``
+    dropped_samples: int = 0  # samples with no frames or zero value
+
+    @property
+    def any(self) -> bool:
+        return bool(self.other_nodes or self.elided_stacks or self.skipped_lines)
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """An immutable profile: interned function names and distinct stacks with values."""
+
+    names: tuple[str, ...]
+    offsets: IntArray  # len = stacks + 1; stack i is frames[offsets[i]:offsets[i+1]]
+    frames: FrameArray  # root first, indexes into names
+    values: IntArray  # one per stack, >= 0, in ``sample_type.unit``
+    sample_type: SampleType
+    sample_types: tuple[SampleType, ...] = ()
+    period: int = 0
+    period_type: SampleType | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    source: Source = field(default_factory=lambda: Source("memory", "", "none"))
+    truncation: Truncation = field(default_factory=Truncation)
+    duration_ns: int = 0
+    time_ns: int = 0
+
+    @property
+    def unit(self) -> str:
+        return self.sample_type.unit
+
+    @property
+    def total(self) -> int:
+        """The grand total: the sum of every stack's value (pprof's "total")."""
+        return int(self.values.sum())
+
+    @property
+    def stack_count(self) -> int:
+        return len(self.values)
+
+    def stack(self, i: int) -> tuple[str, ...]:
+        """Stack ``i`` as names, root first."""
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return tuple(self.names[f] for f in self.frames[lo:hi])
+
+    def stacks(self) -> Iterable[tuple[tuple[str, ...], int]]:
+        """Every (stack, value) pair, root first; for small profiles and tests."""
+        for i in range(self.stack_count):
+            yield self.stack(i), int(self.values[i])
+
+    def function_id(self, name: str) -> int | None:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            return None
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def from_arrays(
+    names: Sequence[str],
+    offsets: IntArray,
+    frames: FrameArray,
+    values: IntArray,
+    sample_type: SampleType,
+    **meta: object,
+) -> Profile:
+    """Build a profile from ready arrays: merges identical stacks, drops empty or zero ones.
+
+    Readers that already produced compressed arrays use this directly; the merge keeps the
+    model canonical so that two readings of the same data compare equal.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    frames = np.asarray(frames, dtype=np.int32)
+    values = np.asarray(values, dtype=np.int64)
+    lengths = np.diff(offsets)
+    keep = (values > 0) & (lengths > 0)
+    dropped = int(np.count_nonzero(~keep))
+    if dropped:
+        offsets, frames, values = _select(offsets, frames, values, keep)
+    truncation = meta.pop("truncation", Truncation())
+    assert isinstance(truncation, Truncation)
+    if dropped:
+        truncation = _replace(truncation, dropped_samples=truncation.dropped_samples + dropped)
+    offsets, frames, values = _merge_identical(offsets, frames, values)
+    return Profile(
+        names=tuple(names),
+        offsets=_frozen(offsets),
+        frames=_frozen(frames),
+        values=_frozen(values),
+        sample_type=sample_type,
+        truncation=truncation,
+        **meta,  # type: ignore[arg-type]
+    )
+
+
+def _replace(t: Truncation, **changes: int) -> Truncation:
+    from dataclasses import replace
+
+    return replace(t, **changes)
+
+
+def _select(offsets: IntArray, frames: FrameArray, values: IntArray, keep: np.ndarray) -> tuple[IntArray, FrameArray, IntArray]:
+    """The stacks where ``keep`` is true, re-packed."""
+    lengths = np.diff(offsets)[keep]
+    starts = offsets[:-1][keep]
+    new_offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    if len(lengths):
+        idx = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1], dtype=np.int64)
+        new_frames = frames[idx]
+    else:
+        new_frames = np.zeros(0, dtype=np.int32)
+    return new_offsets, new_frames.astype(np.int32, copy=False), values[keep]
+
+
+def _merge_identical(offsets: IntArray, frames: FrameArray, values: IntArray) -> tuple[IntArray, FrameArray, IntArray]:
+    """Sum the values of identical stacks, keeping first-seen order."""
+    n = len(values)
+    if n < 2:
+        return offsets, frames, values
+    # bytes of each stack as a dict key: exact, and fast enough (one slice per stack)
+    buf = frames.tobytes()
+    index: dict[bytes, int] = {}
+    first = np.empty(n, dtype=np.int64)
+    off = offsets * 4
+    for i in range(n):
+        key = buf[off[i] : off[i + 1]]
+        first[i] = index.setdefault(key, i)
+    if len(index) == n:
+        return offsets, frames, values
+    summed = np.zeros(n, dtype=np.int64)
+    np.add.at(summed, first, values)
+    keep = first == np.arange(n)
+    new_offsets, new_frames, _ = _select(offsets, frames, values, keep)
+    return new_offsets, new_frames, summed[keep]
+
+
+class ProfileBuilder:
+    """Collects stacks one at a time (names, root first) and interns frame names."""
+
+    def __init__(self, sample_type: SampleType, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+        self.sample_type = sample_type
+        self.max_depth = max_depth
+        self._ids: dict[str, int] = {}
+        self._names: list[str] = []
+        self._frames: list[int] = []
+        self._offsets: list[int] = [0]
+        self._values: list[int] = []
+        self.elided_stacks = 0
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def intern(self, name: str) -> int:
+        fid = self._ids.get(name)
+        if fid is None:
+            fid = self._ids[name] = len(self._names)
+            self._names.append(name)
+        return fid
+
+    def add_ids(self, frame_ids: Sequence[int], value: int) -> None:
+        """Add a stack of already interned ids (root first)."""
+        if len(frame_ids) > self.max_depth:
+            frame_ids = self._elide(frame_ids)
+        self._frames.extend(frame_ids)
+        self._offsets.append(len(self._frames))
+        self._values.append(value)
+
+    def add(self, stack: Sequence[str], value: int) -> None:
+        """Add a stack of names (root first)."""
+        intern = self.intern
+        self.add_ids([intern(n) for n in stack], value)
+
+    def _elide(self, frame_ids: Sequence[int]) -> list[int]:
+        keep = (self.max_depth - 1) // 2
+        hidden = len(frame_ids) - 2 * keep
+        self.elided_stacks += 1
+        marker = self.intern(f"{ELIDED_PREFIX}{hidden:,} frames]")
+        return [*frame_ids[:keep], marker, *frame_ids[-keep:]]
+
+    def build(self, **meta: object) -> Profile:
+        truncation = meta.pop("truncation", Truncation())
+        assert isinstance(truncation, Truncation)
+        if self.elided_stacks:
+            truncation = _replace(truncation, elided_stacks=self.elided_stacks, max_depth=self.max_depth)
+        return from_arrays(
+            self._names,
+            np.asarray(self._offsets, dtype=np.int64),
+            np.asarray(self._frames, dtype=np.int32),
+            np.asarray(self._values, dtype=np.int64),
+            self.sample_type,
+            truncation=truncation,
+            **meta,
+        )

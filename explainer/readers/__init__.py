@@ -1,0 +1,101 @@
+"""Read any supported profile, choosing the reader by sniffing content (never the file name).
+
+    gzip magic          -> inflate (capped), then sniff again
+    '{' after spaces    -> Pyroscope flame-graph JSON (render, Connect or diff)
+    'a;b;c 12' lines    -> folded stacks (UTF-8 or UTF-16 with BOM)
+    anything else       -> pprof protobuf (validated; garbage fails there with a clear error)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from explainer.errors import DecodeError, ExplainerError, FormatError, SourceNotFoundError
+from explainer.model import Profile, Source
+from explainer.readers import limits
+from explainer.readers.flamegraph import looks_like_flamegraph, read_flamegraph_object, read_flamegraph_pair
+from explainer.readers.folded import decode_text, looks_folded, read_folded
+from explainer.readers.jsonsafe import loads
+from explainer.readers.pprof import read_pprof
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    sample_type: str | None = None  # pprof: which sample type (default: the profile's default)
+    unit: str | None = None  # folded and Connect JSON carry no unit: say what the counts are
+    max_decompressed: int = limits.DEFAULT_MAX_DECOMPRESSED
+    max_input: int = limits.DEFAULT_MAX_INPUT
+
+
+def sniff(data: bytes) -> str:
+    """``pprof``, ``json`` or ``folded`` for already-decompressed bytes."""
+    if not data.strip():
+        raise FormatError("the input is empty")
+    head = data[:4096].lstrip(b" \t\r\n\xef\xbb\xbf")
+    if head[:1] in (b"{", b"["):
+        return "json"
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or looks_folded(decode_text(data[:65536])):
+        return "folded"
+    return "pprof"
+
+
+def read_bytes(data: bytes, options: ReadOptions | None = None, *, location: str = "", kind: str = "file") -> Profile:
+    """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`."""
+    options = options or ReadOptions()
+    limits.check_input_size(data, options.max_input)
+    digest = hashlib.sha256(data).hexdigest()
+    raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
+    if len(raw) > options.max_decompressed:
+        raise limits.SizeLimitError(f"profile is {len(raw):,} bytes, over the {options.max_decompressed:,}-byte limit")
+    fmt = sniff(raw)
+    try:
+        if fmt == "json":
+            obj = loads(raw, what="flame-graph JSON")
+            if not looks_like_flamegraph(obj):
+                raise FormatError("JSON input is not a Pyroscope flame graph (no 'flamebearer' or 'flamegraph')")
+            profile = read_flamegraph_object(obj, unit=options.unit, location=location)
+        elif fmt == "folded":
+            profile = read_folded(raw, unit=options.unit or "count", location=location)
+        else:
+            profile = read_pprof(raw, sample_type=options.sample_type, location=location)
+    except ExplainerError:
+        raise
+    except RecursionError as exc:  # belt and braces: our readers are iterative
+        raise DecodeError("profile is nested too deeply") from exc
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError) as exc:
+        raise DecodeError(f"malformed {fmt} profile: {type(exc).__name__}: {str(exc)[:160]}") from exc
+    return replace(profile, source=replace(profile.source, kind=kind, location=location, digest=digest))
+
+
+def read_file_bytes(path: str | Path, options: ReadOptions | None = None) -> bytes:
+    options = options or ReadOptions()
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > options.max_input:
+            raise limits.SizeLimitError(f"{p.name} is {size:,} bytes, over the {options.max_input:,}-byte limit")
+        return p.read_bytes()
+    except FileNotFoundError as exc:
+        raise SourceNotFoundError(f"no such file: {p}") from exc
+    except IsADirectoryError as exc:
+        raise SourceNotFoundError(f"{p} is a directory, not a profile") from exc
+    except PermissionError as exc:
+        raise SourceNotFoundError(f"cannot read {p}: permission denied") from exc
+    except OSError as exc:
+        raise SourceNotFoundError(f"cannot read {p}: {exc.strerror or exc}") from exc
+
+
+def read_path(path: str | Path, options: ReadOptions | None = None) -> Profile:
+    return read_bytes(read_file_bytes(path, options), options, location=str(path))
+
+
+def read_pair_bytes(data: bytes, options: ReadOptions | None = None, *, location: str = "") -> tuple[Profile, Profile]:
+    """Both sides of a diff flame graph (baseline, comparison)."""
+    options = options or ReadOptions()
+    raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
+    return read_flamegraph_pair(loads(raw, what="flame-graph JSON"), unit=options.unit, location=location)
+
+
+__all__ = ["ReadOptions", "read_bytes", "read_file_bytes", "read_pair_bytes", "read_path", "sniff", "Source"]

@@ -1,0 +1,65 @@
+"""Folded (collapsed) stacks: ``root;caller;leaf COUNT`` per line, as Brendan Gregg's tools write.
+
+Documented choices: CRLF and UTF-16 with a BOM are accepted; blank lines are ignored; a line
+whose last space-separated field is not a whole number >= 0 is skipped and counted; names may
+contain spaces (we split on the last space); zero counts add nothing; fractional counts are
+skipped (the unit would be a lie); counts above 2**63-1 are rejected.
+"""
+
+from __future__ import annotations
+
+from explainer.errors import DecodeError, ValidationError
+from explainer.model import Profile, ProfileBuilder, SampleType, Source, Truncation
+
+_MAX_COUNT = 2**63 - 1
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes to text: UTF-16 by its BOM, else UTF-8 with invalid bytes replaced (names stay visible)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"folded stacks: invalid UTF-16 ({exc.reason})") from exc
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def looks_folded(text: str) -> bool:
+    """True when most non-blank lines of the first few end in `` <integer>`` and none is binary."""
+    lines = [ln for ln in text[:65536].splitlines() if ln.strip()][:50]
+    if not lines or "\x00" in text[:65536]:
+        return False
+    good = sum(1 for ln in lines if _split(ln) is not None)
+    return good > 0 and good * 2 >= len(lines)
+
+
+def _split(line: str) -> tuple[str, int] | None:
+    stack, sep, count = line.rstrip().rpartition(" ")
+    if not sep or not stack.strip() or not count.isdigit():
+        return None
+    return stack, int(count)
+
+
+def read_folded(data: bytes, *, unit: str = "count", sample_type: str = "samples", location: str = "") -> Profile:
+    text = decode_text(data)
+    builder = ProfileBuilder(SampleType(sample_type, unit))
+    skipped = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parsed = _split(line)
+        if parsed is None:
+            skipped += 1
+            continue
+        stack, count = parsed
+        if count > _MAX_COUNT:
+            raise ValidationError(f"count {count} on line {number} does not fit in 64 bits", field=f"line {number}")
+        frames = [f for f in stack.split(";") if f != ""]
+        if not frames:
+            skipped += 1
+            continue
+        builder.add(frames, count)
+    if not len(builder):
+        raise DecodeError(f"folded stacks: no line of the form 'a;b;c COUNT' ({skipped} lines skipped)")
+    return builder.build(source=Source("file", location, "folded"), truncation=Truncation(skipped_lines=skipped))

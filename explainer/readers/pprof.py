@@ -1,0 +1,235 @@
+"""pprof protobuf (gzip or raw) into the profile model.
+
+Decode with the upb runtime and our own schema, then validate everything we index with
+(ids, string indexes, value counts), naming the field on failure, then flatten samples into
+root-first frame arrays with numpy. Locations with several lines are inlined calls: line[0]
+is the innermost frame. A location with no function is named after its mapping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+
+from explainer.errors import DecodeError, SampleTypeError, ValidationError
+from explainer.model import DEFAULT_MAX_DEPTH, ELIDED_PREFIX, Profile, SampleType, Source, Truncation, from_arrays
+from explainer.readers.pprof_schema import ProfileMessage
+
+
+def parse_message(data: bytes) -> Any:
+    message = ProfileMessage()
+    try:
+        message.ParseFromString(data)
+    except (ProtobufDecodeError, RuntimeError, ValueError) as exc:
+        raise DecodeError(f"malformed profile: {exc}") from exc
+    return message
+
+
+class _Strings:
+    def __init__(self, table: Sequence[bytes]) -> None:
+        if not table:
+            raise ValidationError("is empty; it must start with the empty string", field="string_table")
+        if table[0] != b"":
+            raise ValidationError("entry 0 must be the empty string", field="string_table[0]")
+        self.table = table
+        self._cache: dict[int, str] = {}
+
+    def __call__(self, index: int, field: str) -> str:
+        text = self._cache.get(index)
+        if text is None:
+            if not 0 <= index < len(self.table):
+                raise ValidationError(f"string index {index} is out of range (0..{len(self.table) - 1})", field=field)
+            text = self._cache[index] = self.table[index].decode("utf-8", errors="replace")
+        return text
+
+
+def sample_types(message: Any) -> list[SampleType]:
+    strings = _Strings(message.string_table)
+    return [
+        SampleType(strings(st.type, f"sample_type[{i}].type"), strings(st.unit, f"sample_type[{i}].unit"))
+        for i, st in enumerate(message.sample_type)
+    ]
+
+
+def choose_sample_type(types: list[SampleType], default_name: str, wanted: str | None) -> int:
+    """Index of the sample type to read: ``wanted`` by name (or index), else the profile's default, else the last."""
+    if not types:
+        raise ValidationError("the profile declares no sample types", field="sample_type")
+    names = [t.type for t in types]
+    if wanted:
+        if wanted in names:
+            return names.index(wanted)
+        if wanted.isdigit() and int(wanted) < len(types):
+            return int(wanted)
+        listed = ", ".join(str(t) for t in types)
+        raise SampleTypeError(f"sample type {wanted!r} is not in this profile; it has: {listed}")
+    if default_name and default_name in names:
+        return names.index(default_name)
+    return len(types) - 1
+
+
+def _unique_ids(items: Any, field: str) -> dict[int, int]:
+    index: dict[int, int] = {}
+    for i, item in enumerate(items):
+        if item.id == 0:
+            raise ValidationError("id 0 is reserved", field=f"{field}[{i}].id")
+        if item.id in index:
+            raise ValidationError(f"id {item.id} is used twice", field=f"{field}[{i}].id")
+        index[item.id] = i
+    return index
+
+
+def _location_frames(message: Any, strings: _Strings) -> tuple[dict[int, int], list[str], list[list[int]]]:
+    """For every location: the frame names it stands for, caller first (inlined calls expanded)."""
+    functions = _unique_ids(message.function, "function")
+    mappings = _unique_ids(message.mapping, "mapping")
+    locations = _unique_ids(message.location, "location")
+    names: list[str] = []
+    name_ids: dict[str, int] = {}
+
+    def intern(name: str) -> int:
+        fid = name_ids.get(name)
+        if fid is None:
+            fid = name_ids[name] = len(names)
+            names.append(name)
+        return fid
+
+    func_names = {
+        f.id: strings(f.name, f"function[{i}].name") or strings(f.system_name, f"function[{i}].system_name")
+        for i, f in enumerate(message.function)
+    }
+    loc_frames: list[list[int]] = []
+    for i, loc in enumerate(message.location):
+        frames: list[int] = []
+        for j, line in enumerate(reversed(loc.line)):  # caller first
+            if line.function_id not in functions:
+                field = f"location[{i}].line[{len(loc.line) - 1 - j}].function_id"
+                raise ValidationError(f"function {line.function_id} does not exist", field=field)
+            frames.append(intern(func_names[line.function_id] or _unsymbolized(message, mappings, loc, strings)))
+        if not frames:
+            if loc.mapping_id and loc.mapping_id not in mappings:
+                raise ValidationError(f"mapping {loc.mapping_id} does not exist", field=f"location[{i}].mapping_id")
+            frames.append(intern(_unsymbolized(message, mappings, loc, strings)))
+        loc_frames.append(frames)
+    return locations, names, loc_frames
+
+
+def _unsymbolized(message: Any, mappings: dict[int, int], loc: Any, strings: _Strings) -> str:
+    """A name for native code with no symbol: ``libcuda.so.1+0x1a2b`` or a bare address."""
+    if loc.mapping_id in mappings:
+        mapping = message.mapping[mappings[loc.mapping_id]]
+        filename = os.path.basename(strings(mapping.filename, "mapping.filename"))
+        if filename:
+            offset = loc.address - mapping.memory_start + mapping.file_offset if loc.address else 0
+            return f"{filename}+{offset:#x}" if loc.address else filename
+    return f"{loc.address:#x}" if loc.address else "<unknown>"
+
+
+def read_pprof_message(
+    message: Any, *, sample_type: str | None = None, location: str = "", max_depth: int = DEFAULT_MAX_DEPTH
+) -> Profile:
+    strings = _Strings(message.string_table)
+    types = sample_types(message)
+    default_name = strings(message.default_sample_type, "default_sample_type") if message.default_sample_type else ""
+    k = choose_sample_type(types, default_name, sample_type)
+    locations, names, loc_frames = _location_frames(message, strings)
+
+    n_types = len(types)
+    samples = message.sample
+    loc_index = np.zeros(0, dtype=np.int64)
+    lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))
+    values = np.empty(len(samples), dtype=np.int64)
+    flat_ids: list[int] = []
+    for i, s in enumerate(samples):
+        if len(s.value) != n_types:
+            raise ValidationError(f"has {len(s.value)} values for {n_types} sample types", field=f"sample[{i}].value")
+        values[i] = s.value[k]
+        flat_ids.extend(s.location_id)
+    if len(values) and int(values.min()) < 0:
+        bad = int(np.argmax(values < 0))
+        raise ValidationError(f"negative value {int(values[bad])}", field=f"sample[{bad}].value[{k}]")
+    try:
+        loc_index = np.fromiter((locations[i] for i in flat_ids), dtype=np.int64, count=len(flat_ids))
+    except KeyError as exc:
+        raise ValidationError(f"location {exc.args[0]} does not exist", field="sample.location_id") from exc
+    offsets, frames = _expand(lengths, loc_index, loc_frames)
+    profile = from_arrays(
+        names,
+        offsets,
+        frames,
+        values,
+        types[k],
+        sample_types=tuple(types),
+        period=int(message.period),
+        period_type=(
+            SampleType(strings(message.period_type.type, "period_type.type"), strings(message.period_type.unit, "period_type.unit"))
+            if message.HasField("period_type")
+            else None
+        ),
+        source=Source("file", location, "pprof"),
+        duration_ns=int(message.duration_nanos),
+        time_ns=int(message.time_nanos),
+    )
+    return _cap_depth(profile, max_depth)
+
+
+def _expand(lengths: np.ndarray, loc_index: np.ndarray, loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Samples list locations leaf first; the model wants frames root first, inlined calls expanded."""
+    n = len(lengths)
+    sample_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=sample_offsets[1:])
+    # reverse each sample's location list: position p in sample s maps to start + end - 1 - p
+    owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    pos = np.arange(len(loc_index), dtype=np.int64)
+    reversed_locs = loc_index[sample_offsets[owner] + sample_offsets[owner + 1] - 1 - pos] if len(pos) else loc_index
+    per_loc = np.fromiter((len(f) for f in loc_frames), dtype=np.int64, count=len(loc_frames))
+    if len(per_loc) and per_loc.max(initial=1) == 1:
+        table = np.fromiter((f[0] for f in loc_frames), dtype=np.int32, count=len(loc_frames))
+        return sample_offsets, table[reversed_locs]
+    flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32)
+    loc_start = np.zeros(len(loc_frames) + 1, dtype=np.int64)
+    np.cumsum(per_loc, out=loc_start[1:])
+    counts = per_loc[reversed_locs]
+    frame_owner = np.repeat(np.arange(len(reversed_locs), dtype=np.int64), counts)
+    out_offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out_offsets[1:])
+    within = np.arange(out_offsets[-1], dtype=np.int64) - out_offsets[frame_owner]
+    frames = flat[loc_start[reversed_locs][frame_owner] + within]
+    per_sample = np.add.reduceat(counts, sample_offsets[:-1]) if n and len(counts) else np.zeros(n, dtype=np.int64)
+    per_sample = np.where(lengths > 0, per_sample, 0)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(per_sample, out=offsets[1:])
+    return offsets, frames
+
+
+def _cap_depth(profile: Profile, max_depth: int) -> Profile:
+    lengths = np.diff(profile.offsets)
+    if not len(lengths) or int(lengths.max()) <= max_depth:
+        return profile
+    from explainer.model import ProfileBuilder
+
+    builder = ProfileBuilder(profile.sample_type, max_depth=max_depth)
+    for name in profile.names:
+        builder.intern(name)
+    for i in range(profile.stack_count):
+        lo, hi = int(profile.offsets[i]), int(profile.offsets[i + 1])
+        builder.add_ids(profile.frames[lo:hi].tolist(), int(profile.values[i]))
+    assert ELIDED_PREFIX
+    return builder.build(
+        sample_types=profile.sample_types,
+        period=profile.period,
+        period_type=profile.period_type,
+        source=profile.source,
+        duration_ns=profile.duration_ns,
+        time_ns=profile.time_ns,
+        truncation=Truncation(dropped_samples=profile.truncation.dropped_samples),
+    )
+
+
+def read_pprof(data: bytes, *, sample_type: str | None = None, location: str = "") -> Profile:
+    """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`)."""
+    return read_pprof_message(parse_message(data), sample_type=sample_type, location=location)
