@@ -1,0 +1,85 @@
+"""One analysed profile: the lists and chain every view (CLI, chat, report) starts from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer.analysis.chain import Chain, heaviest_chain
+from explainer.analysis.filters import focus, hide_trampolines, ignore
+from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, leaf_ids, ranked, top
+from explainer.errors import AnalysisError
+from explainer.model import Profile
+from explainer.symbols import decode
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    top: int = 10
+    focus: str | None = None
+    ignore: str | None = None
+    hide_trampolines: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Summary:
+    profile: Profile
+    stats: FunctionStats
+    top_self: TopList
+    top_total: TopList
+    chain: Chain | None  # heaviest chain to the biggest self consumer
+    orchestrators: tuple[TopRow, ...]  # wide bars with zero self: "what you can skip"
+    leaves: tuple[TopRow, ...]  # functions that only ever appear as leaves (self == total)
+    unresolved_share: float  # share of the total whose leaf frame is an unresolved address
+    options: Options
+
+    @property
+    def total(self) -> int:
+        return self.stats.grand_total
+
+    @property
+    def unit(self) -> str:
+        return self.profile.unit
+
+
+def apply_options(profile: Profile, options: Options) -> Profile:
+    if options.focus:
+        profile = focus(profile, options.focus)
+    if options.ignore:
+        profile = ignore(profile, options.ignore)
+    if options.hide_trampolines:
+        profile = hide_trampolines(profile)
+    return profile
+
+
+def _unresolved_share(profile: Profile) -> float:
+    if not profile.total:
+        return 0.0
+    unresolved = np.asarray([decode(n).kind in ("address", "unknown") for n in profile.names], dtype=bool)
+    leaves = leaf_ids(profile)
+    return float(profile.values[unresolved[leaves]].sum()) / profile.total
+
+
+def summarize(profile: Profile, options: Options | None = None) -> Summary:
+    options = options or Options()
+    if options.top < 1:
+        raise AnalysisError("--top must be at least 1")
+    profile = apply_options(profile, options)
+    stats = function_stats(profile)
+    top_self = top(stats, "self", options.top)
+    top_total = top(stats, "total", options.top)
+    chain = heaviest_chain(profile, stats, top_self.rows[0].id) if top_self.rows else None
+    by_total = ranked(stats, "total")
+    names = profile.names
+    orchestrators = tuple(
+        TopRow(int(i), names[i], 0, int(stats.total_values[i])) for i in by_total if stats.self_values[i] == 0
+    )[: options.top]
+    leaves = tuple(
+        TopRow(int(i), names[i], int(stats.self_values[i]), int(stats.total_values[i]))
+        for i in ranked(stats, "self")
+        if stats.self_values[i] == stats.total_values[i] and stats.self_values[i] > 0
+    )[: options.top]
+    return Summary(
+        profile, stats, top_self, top_total, chain, orchestrators, leaves, _unresolved_share(profile), options
+    )

@@ -1,0 +1,47 @@
+"""``explainer analyze SOURCE``: the top tables and the heaviest chain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from explainer.analysis.summary import Options, summarize
+from explainer.cli.sources import add_source_arguments, load_profile
+from explainer.report.analyze import to_json, to_markdown, to_text
+
+
+def add_analysis_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="rows per table (default 10)")
+    parser.add_argument("--focus", metavar="RE", help="keep only stacks through a function matching RE")
+    parser.add_argument("--ignore", metavar="RE", help="drop stacks through a function matching RE")
+    parser.add_argument("--hide-trampolines", action="store_true", help="remove <interpreter trampoline> frames")
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    return Options(top=args.top, focus=args.focus, ignore=args.ignore, hide_trampolines=args.hide_trampolines)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "analyze",
+        help="top functions by self and total, and the heaviest call chain",
+        description="Analyse a profile: what uses the most (self), what is responsible (total), "
+        "and the heaviest call chain read from the entry point up.",
+    )
+    add_source_arguments(p)
+    add_analysis_options(p)
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    summary = summarize(load_profile(args), options_from(args))
+    if args.format == "json":
+        json.dump(to_json(summary), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif args.format == "markdown":
+        out.write(to_markdown(summary))
+    else:
+        out.write(to_text(summary))
+    return 0

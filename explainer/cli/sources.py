@@ -1,0 +1,56 @@
+"""Where a command's profile comes from: a file (or ``-`` for stdin) or a Pyroscope server.
+
+Every command that takes a SOURCE calls :func:`add_source_arguments` and :func:`load_profile`,
+so file and server options behave the same everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from explainer.errors import QueryError
+from explainer.model import Profile
+from explainer.readers import ReadOptions, read_bytes, read_path
+from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
+
+
+def add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sample-type", metavar="T", help="pprof sample type to read (default: the profile's default)")
+    parser.add_argument("--unit", metavar="U", help="unit of folded or Connect JSON counts, e.g. bytes or nanoseconds (default: count)")
+    parser.add_argument(
+        "--max-size", metavar="BYTES", type=int, default=DEFAULT_MAX_DECOMPRESSED,
+        help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",
+    )
+
+
+def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source", optional: bool = False) -> None:
+    """SOURCE plus the read options; the Pyroscope options are added by :mod:`explainer.cli.server_args`."""
+    parser.add_argument(
+        name, nargs="?" if optional else None, metavar=name.upper(),
+        help="profile file (pprof, gzipped or raw; Pyroscope flame-graph JSON; folded stacks) or - for stdin",
+    )
+    add_read_arguments(parser)
+    try:
+        from explainer.cli.server_args import add_server_arguments
+    except ImportError:  # pragma: no cover - the Pyroscope source is optional at build time
+        return
+    add_server_arguments(parser)
+
+
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    return ReadOptions(sample_type=args.sample_type, unit=args.unit, max_decompressed=args.max_size)
+
+
+def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
+    """The profile named by ``args``: a server query when ``--server`` is given, else the file."""
+    if getattr(args, "server", None):
+        from explainer.cli.server_args import load_from_server
+
+        return load_from_server(args)
+    path = getattr(args, name)
+    if not path:
+        raise QueryError("give a profile file, or --server URL to query Pyroscope")
+    if path == "-":
+        return read_bytes(sys.stdin.buffer.read(), read_options(args), location="<stdin>")
+    return read_path(path, read_options(args))

@@ -1,0 +1,1 @@
+"""Turning analysis results into text, JSON and Markdown for people and scripts."""

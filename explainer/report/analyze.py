@@ -1,0 +1,182 @@
+"""The output of ``explainer analyze``: a terminal table, a stable JSON contract, Markdown.
+
+JSON contract (``schema`` 1): ``unit``, ``sample_type``, ``total``, ``coverage``,
+``top_self`` and ``top_total`` (lists of ``name``, ``self``, ``total`` as integers in the
+profile's own unit, ordered like pprof: value, then name), ``chain``, ``truncation``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explainer import units
+from explainer.analysis.functions import TopList
+from explainer.analysis.summary import Summary
+from explainer.symbols import clean, decode
+
+SCHEMA_VERSION = 1
+
+
+def coverage_sentence(lst: TopList, what: str = "functions") -> str:
+    """``top 10 of 4,210 functions, covering 93.0% of the total`` (self) or the stack share (total)."""
+    share = units.format_share(lst.covered, lst.grand_total)
+    shown = len(lst.rows)
+    head = f"all {shown} {what}" if not lst.truncated else f"top {shown} of {lst.of_functions:,} {what}"
+    if lst.order == "self":
+        return f"{head}, covering {share} of the total by self"
+    return f"{head}; {share} of the total passes through at least one of them"
+
+
+def truncation_notes(summary: Summary) -> list[str]:
+    t = summary.profile.truncation
+    notes = []
+    if t.other_nodes:
+        notes.append(
+            f"the source merged small call paths into {t.other_nodes:,} 'other' node(s) holding "
+            f"{units.format_value(t.other_value, summary.unit)} "
+            f"({units.format_share(t.other_value, summary.total)})"
+            + (f" (maxNodes {t.max_nodes:,})" if t.max_nodes else "")
+        )
+    if t.elided_stacks:
+        notes.append(f"{t.elided_stacks:,} stack(s) deeper than {t.max_depth:,} frames had their middle frames elided")
+    if t.skipped_lines:
+        notes.append(f"{t.skipped_lines:,} input line(s) were not 'stack count' lines and were skipped")
+    if t.dropped_samples:
+        notes.append(f"{t.dropped_samples:,} sample(s) with no frames or a zero value were left out")
+    if summary.unresolved_share >= 0.2:
+        notes.append(
+            f"{units.format_share(summary.unresolved_share, 1)} of the total ends in unresolved native addresses; "
+            "symbols may not have been resolved yet (re-run the workload and profile again)"
+        )
+    opts = summary.options
+    if opts.focus:
+        notes.append(f"focused on stacks through functions matching {opts.focus!r}")
+    if opts.ignore:
+        notes.append(f"ignoring stacks through functions matching {opts.ignore!r}")
+    if opts.hide_trampolines:
+        notes.append("<interpreter trampoline> frames hidden")
+    return notes
+
+
+def _rows(lst: TopList) -> list[dict[str, Any]]:
+    return [{"name": r.name, "self": r.self, "total": r.total} for r in lst.rows]
+
+
+def to_json(summary: Summary) -> dict[str, Any]:
+    p = summary.profile
+    chain = summary.chain
+    return {
+        "schema": SCHEMA_VERSION,
+        "source": {"kind": p.source.kind, "location": p.source.location, "format": p.source.format, "sha256": p.source.digest},
+        "sample_type": p.sample_type.type,
+        "unit": p.unit,
+        "sample_types": [{"type": t.type, "unit": t.unit} for t in p.sample_types],
+        "total": summary.total,
+        "functions": summary.stats.function_count,
+        "stacks": p.stack_count,
+        "coverage": {
+            "top_self": {"shown": len(summary.top_self.rows), "of": summary.top_self.of_functions, "share": round(summary.top_self.coverage, 6)},
+            "top_total": {"shown": len(summary.top_total.rows), "of": summary.top_total.of_functions, "share": round(summary.top_total.coverage, 6)},
+        },
+        "top_self": _rows(summary.top_self),
+        "top_total": _rows(summary.top_total),
+        "chain": None
+        if chain is None
+        else {
+            "target": chain.target,
+            "value": chain.value,
+            "steps": [{"name": s.name, "width": s.width, "self": s.self, "total": s.total, "kind": decode(s.name).kind} for s in chain.steps],
+        },
+        "orchestrators": [{"name": r.name, "total": r.total} for r in summary.orchestrators],
+        "unresolved_share": round(summary.unresolved_share, 6),
+        "truncation": {
+            "other_nodes": p.truncation.other_nodes,
+            "other_value": p.truncation.other_value,
+            "max_nodes": p.truncation.max_nodes,
+            "elided_stacks": p.truncation.elided_stacks,
+            "skipped_lines": p.truncation.skipped_lines,
+            "dropped_samples": p.truncation.dropped_samples,
+            "notes": truncation_notes(summary),
+        },
+    }
+
+
+def _table(lst: TopList, unit: str, total: int, width: int = 60) -> list[str]:
+    head = f"{'self':>10} {'self%':>6} {'total':>10} {'total%':>6}  function"
+    lines = [head]
+    for r in lst.rows:
+        lines.append(
+            f"{units.format_value(r.self, unit):>10} {units.format_share(r.self, total):>6} "
+            f"{units.format_value(r.total, unit):>10} {units.format_share(r.total, total):>6}  {clean(r.name, width)}"
+        )
+    return lines
+
+
+def chain_lines(summary: Summary, width: int = 70) -> list[str]:
+    chain = summary.chain
+    if chain is None:
+        return []
+    out = []
+    for i, step in enumerate(chain.steps):
+        marker = "└─" if i == len(chain.steps) - 1 else "├─"
+        meaning = decode(step.name).meaning
+        out.append(
+            f"  {marker} {clean(step.name, width)}  [{units.format_value(step.width, summary.unit)}, self "
+            f"{units.format_value(step.self, summary.unit)}]  {meaning}"
+        )
+    return out
+
+
+def to_text(summary: Summary) -> str:
+    p = summary.profile
+    unit, total = summary.unit, summary.total
+    lines = [
+        f"{p.source.location or p.source.kind}  ({p.source.format}, {p.sample_type})",
+        f"total {units.format_value(total, unit)} in {p.stack_count:,} stacks, {summary.stats.function_count:,} functions",
+    ]
+    if not total:
+        lines.append("every value is zero for this sample type: nothing to rank (try --sample-type)")
+        return "\n".join(lines) + "\n"
+    lines += ["", f"Top by self — what uses the most ({coverage_sentence(summary.top_self)}):"]
+    lines += _table(summary.top_self, unit, total)
+    lines += ["", f"Top by total — what is responsible ({coverage_sentence(summary.top_total)}):"]
+    lines += _table(summary.top_total, unit, total)
+    if summary.chain:
+        lines += ["", f"Heaviest call chain to {clean(summary.chain.target, 80)}, entry point first:"]
+        lines += chain_lines(summary)
+    notes = truncation_notes(summary)
+    if notes:
+        lines += ["", "Notes:"] + [f"  - {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def md_cell(text: str) -> str:
+    """Untrusted text in a Markdown table cell: code span, pipes and backticks neutralised."""
+    safe = clean(text, 120).replace("|", "\\|").replace("`", "'")
+    return f"`{safe}`"
+
+
+def to_markdown(summary: Summary) -> str:
+    p = summary.profile
+    unit, total = summary.unit, summary.total
+    out = [
+        f"# Profile analysis: {md_cell(p.source.location or p.source.kind)}",
+        "",
+        f"- Sample type: `{p.sample_type}`; total **{units.format_value(total, unit)}** in {p.stack_count:,} stacks, "
+        f"{summary.stats.function_count:,} functions",
+    ]
+    for title, lst in (("Top by self (what uses the most)", summary.top_self), ("Top by total (what is responsible)", summary.top_total)):
+        out += ["", f"## {title}", "", f"_{coverage_sentence(lst)}_", "", "| function | self | self % | total | total % |", "|---|---:|---:|---:|---:|"]
+        for r in lst.rows:
+            out.append(
+                f"| {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
+                f"{units.format_value(r.total, unit)} | {units.format_share(r.total, total)} |"
+            )
+    if summary.chain:
+        out += ["", "## Heaviest call chain (entry point first)", ""]
+        for i, s in enumerate(summary.chain.steps, 1):
+            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, unit)}; {decode(s.name).meaning}")
+    notes = truncation_notes(summary)
+    if notes:
+        out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+    return "\n".join(out) + "\n"
