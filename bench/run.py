@@ -72,8 +72,8 @@ def explainer_command() -> list[str]:
     override = os.environ.get("EXPLAINER_BIN")
     exe = Path(override) if override else Path(sys.executable).parent / "explainer"
     if not (exe.is_file() and os.access(exe, os.X_OK)):
-        how = "EXPLAINER_BIN" if override else "`make install` (pip install -e .)"
-        raise BenchError(f"explainer is not installed at {exe}; run {how} first")
+        fix = "check EXPLAINER_BIN" if override else "run `make install` first"
+        raise BenchError(f"explainer is not installed at {exe}: {fix}")
     return [str(exe)]
 
 
@@ -118,7 +118,8 @@ def pprof_command() -> list[str]:
 
 def tool_version(cmd: list[str]) -> str:
     proc = subprocess.run([*cmd, "--version"], capture_output=True, text=True, check=False)
-    return (proc.stdout or proc.stderr).strip().splitlines()[0] if (proc.stdout or proc.stderr).strip() else "?"
+    lines = (proc.stdout or proc.stderr).strip().splitlines()
+    return lines[0][:80] if lines else "?"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,7 +249,8 @@ def report(pairs: list[tuple[Measurement, Measurement]], repeat: int, versions: 
             lines.append(f"| {m.profile} | {m.stacks} | {m.tool} | {m.wall_s:.2f} | {m.peak_mib:.1f} |")
     lines += [
         "",
-        "| stacks | time pprof/explainer | memory pprof/explainer | top-1 self (explainer) | top-1 self (pprof) | agree |",
+        "| stacks | time pprof/explainer | memory pprof/explainer "
+        "| top-1 self (explainer) | top-1 self (pprof) | agree |",
         "|---:|---:|---:|---|---|---|",
     ]
     ok = True
@@ -300,14 +302,18 @@ def main(argv: list[str] | None = None) -> int:
         ensure_go()
         pprof = pprof_command()
         generator = generator_script()
-        versions = {"explainer": tool_version(explainer), "pprof": subprocess.run(
-            ["go", "version"], capture_output=True, text=True, check=False).stdout.strip()}
+        versions = {
+            "explainer": tool_version(explainer),
+            "pprof": subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout.strip(),
+        }
         pairs = []
         for stacks in args.sizes:
             profile = ensure_profile(stacks, generator)
             print(f"{profile.name}:", flush=True)
-            ex = measure("explainer", [*explainer, "analyze", str(profile), "--format", "json"], profile, stacks, args.repeat)
-            pp = measure("pprof", [*pprof, "-symbolize=none", "-top", str(profile)], profile, stacks, args.repeat)
+            ex_cmd = [*explainer, "analyze", str(profile), "--format", "json"]
+            pp_cmd = [*pprof, "-symbolize=none", "-top", str(profile)]
+            ex = measure("explainer", ex_cmd, profile, stacks, args.repeat)
+            pp = measure("pprof", pp_cmd, profile, stacks, args.repeat)
             pairs.append((ex, pp))
     except BenchError as exc:
         print(f"bench: error: {exc}", file=sys.stderr)

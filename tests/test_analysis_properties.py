@@ -1,0 +1,99 @@
+"""Invariants of self and total (pprof's rules), checked over generated stacks with recursion."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from explainer.analysis.functions import _self_and_total, function_stats
+from explainer.analysis.tree import build_tree
+from explainer.model import ProfileBuilder, SampleType
+from explainer.readers import read_bytes
+from explainer.writers import to_folded, to_pprof
+
+NAMES = ["a", "b", "c", "d", "e"]  # few names, so recursion (a;b;a) is common
+stacks_strategy = st.lists(
+    st.tuples(st.lists(st.sampled_from(NAMES), min_size=1, max_size=12), st.integers(0, 10**12)),
+    min_size=1,
+    max_size=40,
+)
+
+
+def build(stacks: list[tuple[list[str], int]]):  # type: ignore[no-untyped-def]
+    builder = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for frames, value in stacks:
+        builder.add(frames, value)
+    return builder.build()
+
+
+def reference(stacks: list[tuple[list[str], int]]) -> tuple[dict[str, int], dict[str, int]]:
+    """The rule written plainly: self from the leaf, total once per stack."""
+    self_: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    for frames, value in stacks:
+        self_[frames[-1]] += value
+        for name in set(frames):
+            total[name] += value
+    return self_, total
+
+
+@settings(max_examples=1000, deadline=None)
+@given(stacks_strategy)
+def test_self_and_total_follow_pprof_rules(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    stats = function_stats(profile)
+    grand = sum(v for _, v in stacks)
+    assert profile.total == grand
+    assert int(stats.self_values.sum()) == grand  # sum of self = total
+    ref_self, ref_total = reference(stacks)
+    for fid, name in enumerate(profile.names):
+        s, t = stats.of(fid)
+        assert s == ref_self.get(name, 0)
+        assert t == ref_total.get(name, 0)  # recursion counted once per stack
+        assert 0 <= s <= t <= grand
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy, st.randoms(use_true_random=False))
+def test_results_do_not_depend_on_sample_order(stacks: list[tuple[list[str], int]], rnd) -> None:  # type: ignore[no-untyped-def]
+    shuffled = list(stacks)
+    rnd.shuffle(shuffled)
+    a, b = function_stats(build(stacks)), function_stats(build(shuffled))
+    by_name_a = {n: a.of(i) for i, n in enumerate(a.profile.names)}
+    by_name_b = {n: b.of(i) for i, n in enumerate(b.profile.names)}
+    assert by_name_a == by_name_b
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_pprof_to_model_to_folded_to_model_is_exact(stacks: list[tuple[list[str], int]]) -> None:
+    original = build(stacks)
+    assume(original.stack_count > 0)  # an all-zero profile has no folded form
+    from_pprof = read_bytes(to_pprof(original))
+    from_folded = read_bytes(to_folded(from_pprof).encode(), location="x")
+    assert sorted(from_pprof.stacks()) == sorted(original.stacks())
+    assert sorted(from_folded.stacks()) == sorted(original.stacks())
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_call_tree_totals_are_self_plus_children(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    for budget in (0, 5):
+        tree = build_tree(profile, max_nodes=budget)
+        inner = np.zeros(tree.size, dtype=np.int64)
+        np.add.at(inner, tree.parent[1:], tree.total[1:])
+        assert np.array_equal(tree.total, tree.self + inner)
+        assert int(tree.total[0]) == profile.total
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_compiled_fold_matches_numpy(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    s1, t1 = _self_and_total(profile)
+    stats = function_stats(profile)
+    assert np.array_equal(s1, stats.self_values) and np.array_equal(t1, stats.total_values)
