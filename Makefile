@@ -9,7 +9,7 @@ DEMO   := fixtures/demo_vllm_gpu.pb.gz
 .PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py explainer/_fold.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

@@ -19,6 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+try:  # optional compiled helpers (explainer/_fold.c); pure numpy/Python otherwise
+    from explainer import _fold  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _fold = None
+
 IntArray = npt.NDArray[np.int64]
 FrameArray = npt.NDArray[np.int32]
 
@@ -167,17 +172,32 @@ def _replace(t: Truncation, **changes: int) -> Truncation:
 
 
 def _select(offsets: IntArray, frames: FrameArray, values: IntArray, keep: np.ndarray) -> tuple[IntArray, FrameArray, IntArray]:
-    """The stacks where ``keep`` is true, re-packed."""
-    lengths = np.diff(offsets)[keep]
-    starts = offsets[:-1][keep]
-    new_offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_offsets[1:])
-    if len(lengths):
-        idx = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1], dtype=np.int64)
-        new_frames = frames[idx]
-    else:
-        new_frames = np.zeros(0, dtype=np.int32)
+    """The stacks where ``keep`` is true, re-packed (a byte mask per frame: cheap at 40M frames)."""
+    lengths = np.diff(offsets)
+    new_offsets = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(lengths[keep], out=new_offsets[1:])
+    new_frames = frames[np.repeat(keep, lengths)] if len(frames) else frames
     return new_offsets, new_frames.astype(np.int32, copy=False), values[keep]
+
+
+def _first_equal_stack(offsets: IntArray, frames: FrameArray) -> IntArray:
+    """For each stack, the index of the first stack with exactly the same frames."""
+    n = len(offsets) - 1
+    buf = frames.tobytes()
+    off = (offsets * 4).tolist()
+    first = np.arange(n, dtype=np.int64)
+    if _fold is None:  # exact dict of stack bytes: one slice per stack
+        index: dict[bytes, int] = {}
+        for i in range(n):
+            first[i] = index.setdefault(buf[off[i] : off[i + 1]], i)
+        return first
+    # hash in C, then confirm byte equality only where hashes collide
+    hashes = np.frombuffer(_fold.stack_hashes(np.ascontiguousarray(offsets), np.ascontiguousarray(frames)), dtype=np.uint64)
+    _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
+    seen: dict[bytes, int] = {}
+    for i in np.flatnonzero(counts[inverse] > 1).tolist():  # ascending, so the first wins
+        first[i] = seen.setdefault(buf[off[i] : off[i + 1]], i)
+    return first
 
 
 def _merge_identical(offsets: IntArray, frames: FrameArray, values: IntArray) -> tuple[IntArray, FrameArray, IntArray]:
@@ -185,15 +205,8 @@ def _merge_identical(offsets: IntArray, frames: FrameArray, values: IntArray) ->
     n = len(values)
     if n < 2:
         return offsets, frames, values
-    # bytes of each stack as a dict key: exact, and fast enough (one slice per stack)
-    buf = frames.tobytes()
-    index: dict[bytes, int] = {}
-    first = np.empty(n, dtype=np.int64)
-    off = offsets * 4
-    for i in range(n):
-        key = buf[off[i] : off[i + 1]]
-        first[i] = index.setdefault(key, i)
-    if len(index) == n:
+    first = _first_equal_stack(offsets, frames)
+    if bool((first == np.arange(n)).all()):
         return offsets, frames, values
     summed = np.zeros(n, dtype=np.int64)
     np.add.at(summed, first, values)

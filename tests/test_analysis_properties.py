@@ -97,3 +97,32 @@ def test_compiled_fold_matches_numpy(stacks: list[tuple[list[str], int]]) -> Non
     s1, t1 = _self_and_total(profile)
     stats = function_stats(profile)
     assert np.array_equal(s1, stats.self_values) and np.array_equal(t1, stats.total_values)
+
+
+def test_compiled_and_numpy_pprof_paths_agree(real_dir) -> None:  # type: ignore[no-untyped-def]
+    """The C fold of raw samples and the numpy fold of decoded samples give the same arrays."""
+    import gzip as _gzip
+
+    from explainer.readers import pprof as reader
+
+    if reader._fold is None:
+        import pytest
+
+        pytest.skip("the compiled fold is not built")
+    checked = 0
+    for path in sorted(real_dir.rglob("*")):
+        data = path.read_bytes() if path.is_file() else b""
+        if not data or path.suffix in (".json", ".txt", ".md"):
+            continue
+        raw = _gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        try:
+            fast = reader.read_pprof_message(reader.parse_message(raw, raw_samples=True))
+        except Exception as exc:  # noqa: BLE001 - both paths must fail alike
+            with __import__("pytest").raises(type(exc)):
+                reader.read_pprof_message(reader.parse_message(raw))
+            continue
+        slow = reader.read_pprof_message(reader.parse_message(raw))
+        assert np.array_equal(fast.offsets, slow.offsets) and np.array_equal(fast.frames, slow.frames)
+        assert np.array_equal(fast.values, slow.values)
+        checked += 1
+    assert checked >= 20

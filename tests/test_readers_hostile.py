@@ -91,8 +91,8 @@ PPROF_MUTATIONS = {
     "location[0].line[0].function_id": lambda m: setattr(m.location[0].line[0], "function_id", 999),
     "function[0].name": lambda m: setattr(m.function[0], "name", 10**6),
     "string_table[0]": lambda m: m.string_table.__setitem__(0, b"x"),
-    "sample[1].value[0]": lambda m: m.sample[1].value.__setitem__(0, -5),
-    "sample.location_id": lambda m: m.sample[0].location_id.append(4242),
+    "sample[1].value": lambda m: m.sample[1].value.__setitem__(0, -5),
+    "sample[0].location_id": lambda m: m.sample[0].location_id.append(4242),
     "sample_type": lambda m: m.ClearField("sample_type"),
     "sample_type[0].unit": lambda m: setattr(m.sample_type[0], "unit", 999),
 }

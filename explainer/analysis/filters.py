@@ -12,7 +12,7 @@ import numpy as np
 
 from explainer.analysis.functions import stacks_with
 from explainer.errors import QueryError
-from explainer.model import Profile, from_arrays
+from explainer.model import Profile, _select, from_arrays
 
 TRAMPOLINE = "<interpreter trampoline>"
 TRAMPOLINE_PATTERN = r"^<interpreter trampoline>$"
@@ -32,12 +32,8 @@ def matching_ids(profile: Profile, pattern: str) -> list[int]:
 
 
 def _keep_stacks(profile: Profile, keep: np.ndarray) -> Profile:
-    lengths = np.diff(profile.offsets)[keep]
-    starts = profile.offsets[:-1][keep]
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    idx = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    return _rebuild(profile, offsets, profile.frames[idx], profile.values[keep])
+    offsets, frames, values = _select(profile.offsets, profile.frames, profile.values, keep)
+    return _rebuild(profile, offsets, frames, values)
 
 
 def _rebuild(profile: Profile, offsets: np.ndarray, frames: np.ndarray, values: np.ndarray) -> Profile:

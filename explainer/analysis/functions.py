@@ -43,7 +43,9 @@ def stacks_with(profile: Profile, function_ids: list[int]) -> np.ndarray:
     """A boolean per stack: does it contain any of ``function_ids``?"""
     if not profile.stack_count or not function_ids:
         return np.zeros(profile.stack_count, dtype=bool)
-    hit = np.isin(profile.frames, np.asarray(function_ids, dtype=np.int32))
+    wanted = np.zeros(len(profile.names), dtype=bool)
+    wanted[function_ids] = True
+    hit = wanted[profile.frames]
     return np.logical_or.reduceat(hit, profile.offsets[:-1])
 
 
@@ -94,7 +96,11 @@ class FunctionStats:
 
 def function_stats(profile: Profile) -> FunctionStats:
     if _fold is not None:
-        self_, total = _fold.self_and_total(profile.offsets, profile.frames, profile.values, len(profile.names))
+        raw_self, raw_total = _fold.self_and_total(
+            np.ascontiguousarray(profile.offsets), np.ascontiguousarray(profile.frames),
+            np.ascontiguousarray(profile.values), len(profile.names),
+        )
+        self_, total = np.frombuffer(raw_self, dtype=np.int64), np.frombuffer(raw_total, dtype=np.int64)
     else:
         self_, total = _self_and_total(profile)
     return FunctionStats(profile, self_, total)

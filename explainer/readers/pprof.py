@@ -17,11 +17,16 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError
 
 from explainer.errors import DecodeError, SampleTypeError, ValidationError
 from explainer.model import DEFAULT_MAX_DEPTH, ELIDED_PREFIX, Profile, SampleType, Source, Truncation, from_arrays
-from explainer.readers.pprof_schema import ProfileMessage
+from explainer.readers.pprof_schema import ProfileMessage, ProfileRawSamplesMessage
+
+try:  # optional compiled fold; the numpy path below gives the same arrays
+    from explainer import _fold  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _fold = None
 
 
-def parse_message(data: bytes) -> Any:
-    message = ProfileMessage()
+def parse_message(data: bytes, *, raw_samples: bool = False) -> Any:
+    message = ProfileRawSamplesMessage() if raw_samples else ProfileMessage()
     try:
         message.ParseFromString(data)
     except (ProtobufDecodeError, RuntimeError, ValueError) as exc:
@@ -138,25 +143,10 @@ def read_pprof_message(
     k = choose_sample_type(types, default_name, sample_type)
     locations, names, loc_frames = _location_frames(message, strings)
 
-    n_types = len(types)
-    samples = message.sample
-    loc_index = np.zeros(0, dtype=np.int64)
-    lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))
-    values = np.empty(len(samples), dtype=np.int64)
-    flat_ids: list[int] = []
-    for i, s in enumerate(samples):
-        if len(s.value) != n_types:
-            raise ValidationError(f"has {len(s.value)} values for {n_types} sample types", field=f"sample[{i}].value")
-        values[i] = s.value[k]
-        flat_ids.extend(s.location_id)
-    if len(values) and int(values.min()) < 0:
-        bad = int(np.argmax(values < 0))
-        raise ValidationError(f"negative value {int(values[bad])}", field=f"sample[{bad}].value[{k}]")
-    try:
-        loc_index = np.fromiter((locations[i] for i in flat_ids), dtype=np.int64, count=len(flat_ids))
-    except KeyError as exc:
-        raise ValidationError(f"location {exc.args[0]} does not exist", field="sample.location_id") from exc
-    offsets, frames = _expand(lengths, loc_index, loc_frames)
+    if _fold is not None and isinstance(message, ProfileRawSamplesMessage):
+        offsets, frames, values = _fold_raw(message, k, len(types), locations, loc_frames)
+    else:
+        offsets, frames, values = _fold_messages(message, k, len(types), locations, loc_frames)
     profile = from_arrays(
         names,
         offsets,
@@ -175,6 +165,64 @@ def read_pprof_message(
         time_ns=int(message.time_nanos),
     )
     return _cap_depth(profile, max_depth)
+
+
+_FOLD_ERRORS = {
+    "sample": ("sample[{i}]", "is not a valid Sample message"),
+    "value": ("sample[{i}].value", "has a value count that differs from the {n} sample types"),
+    "negative": ("sample[{i}].value", "negative value"),
+    "location": ("sample[{i}].location_id", "refers to a location that does not exist"),
+}
+
+
+def _fold_raw(message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled path: samples arrive as raw bytes and are folded in C."""
+    max_id = max(locations, default=0)
+    if max_id > 4 * len(locations) + 1_000_000:  # sparse ids: a dense lookup table would be wasteful
+        return _fold_messages(parse_message(message.SerializeToString()), k, n_types, locations, loc_frames)
+    lookup = np.full(max_id + 1, -1, dtype=np.int32)
+    for loc_id, index in locations.items():
+        lookup[loc_id] = index
+    per_loc = np.fromiter((len(f) for f in loc_frames), dtype=np.int64, count=len(loc_frames))
+    loc_start = np.zeros(len(loc_frames) + 1, dtype=np.int64)
+    np.cumsum(per_loc, out=loc_start[1:])
+    flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32, count=int(loc_start[-1]))
+    out = _fold.fold_samples(message.sample, k, n_types, lookup.tobytes(), loc_start.tobytes(), flat.tobytes())
+    if len(out) == 3 and isinstance(out[0], str):
+        kind, i, _ = out
+        field, text = _FOLD_ERRORS[kind]
+        raise ValidationError(text.format(n=n_types), field=field.format(i=i))
+    offsets, frames, values = out
+    return np.frombuffer(offsets, dtype=np.int64), np.frombuffer(frames, dtype=np.int32), np.frombuffer(values, dtype=np.int64)
+
+
+def _fold_messages(message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The numpy path over decoded Sample messages."""
+    samples = message.sample
+    lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))
+    values = np.empty(len(samples), dtype=np.int64)
+    flat_ids: list[int] = []
+    for i, s in enumerate(samples):
+        if len(s.value) != n_types:
+            raise ValidationError(
+                f"has a value count that differs from the {n_types} sample types", field=f"sample[{i}].value"
+            )
+        values[i] = s.value[k]
+        flat_ids.extend(s.location_id)
+    if not samples:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), values
+    if len(values) and int(values.min()) < 0:
+        bad = int(np.argmax(values < 0))
+        raise ValidationError(f"negative value {int(values[bad])}", field=f"sample[{bad}].value")
+    try:
+        loc_index = np.fromiter((locations[i] for i in flat_ids), dtype=np.int64, count=len(flat_ids))
+    except KeyError as exc:
+        owner = int(np.searchsorted(np.cumsum(lengths), flat_ids.index(exc.args[0]), side="right"))
+        raise ValidationError(
+            f"refers to location {exc.args[0]}, which does not exist", field=f"sample[{owner}].location_id"
+        ) from exc
+    offsets, frames = _expand(lengths, loc_index, loc_frames)
+    return offsets, frames, values
 
 
 def _expand(lengths: np.ndarray, loc_index: np.ndarray, loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -232,4 +280,5 @@ def _cap_depth(profile: Profile, max_depth: int) -> Profile:
 
 def read_pprof(data: bytes, *, sample_type: str | None = None, location: str = "") -> Profile:
     """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`)."""
-    return read_pprof_message(parse_message(data), sample_type=sample_type, location=location)
+    message = parse_message(data, raw_samples=_fold is not None)
+    return read_pprof_message(message, sample_type=sample_type, location=location)

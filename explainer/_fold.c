@@ -1,0 +1,202 @@
+/*
+ * explainer._fold: the two loops that decide analyze's speed on large profiles, in C.
+ *
+ * fold_samples: decodes pprof Sample messages (kept as raw bytes by the fast schema) into
+ *   root-first frame arrays, expanding inlined locations, validating as it goes.
+ * self_and_total: pprof's flat and cum per function in one pass, counting a function once
+ *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
+ *
+ * Both have a numpy twin in Python (readers/pprof.py, analysis/functions.py) that the tests
+ * check against; when this module is missing the twins are used.
+ * Arrays cross the boundary as bytes / buffer objects, so no numpy C API is needed.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct { const uint8_t *p, *end; } cursor;
+
+static int read_varint(cursor *c, uint64_t *out) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (c->p >= c->end) return -1;
+        uint8_t b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) { *out = v; return 0; }
+    }
+    return -1;
+}
+
+typedef struct { uint64_t *data; Py_ssize_t len, cap; } u64vec;
+
+static int push(u64vec *v, uint64_t x) {
+    if (v->len == v->cap) {
+        Py_ssize_t cap = v->cap ? v->cap * 2 : 256;
+        uint64_t *d = PyMem_Realloc(v->data, (size_t)cap * sizeof(uint64_t));
+        if (!d) return -1;
+        v->data = d; v->cap = cap;
+    }
+    v->data[v->len++] = x;
+    return 0;
+}
+
+static int skip_field(cursor *c, uint64_t wire) {
+    uint64_t n;
+    switch (wire) {
+    case 0: return read_varint(c, &n);
+    case 1: if (c->end - c->p < 8) return -1; c->p += 8; return 0;
+    case 2: if (read_varint(c, &n) || (uint64_t)(c->end - c->p) < n) return -1; c->p += n; return 0;
+    case 5: if (c->end - c->p < 4) return -1; c->p += 4; return 0;
+    default: return -1;
+    }
+}
+
+/* Appends field values (packed or not) to vec. */
+static int read_repeated(cursor *c, uint64_t wire, u64vec *vec) {
+    uint64_t x;
+    if (wire == 0) return read_varint(c, &x) || push(vec, x);
+    if (wire != 2) return -1;
+    uint64_t n;
+    if (read_varint(c, &n) || (uint64_t)(c->end - c->p) < n) return -1;
+    cursor inner = {c->p, c->p + n};
+    while (inner.p < inner.end)
+        if (read_varint(&inner, &x) || push(vec, x)) return -1;
+    c->p += n;
+    return 0;
+}
+
+static PyObject *err(const char *field, Py_ssize_t i, const char *msg) {
+    return Py_BuildValue("(sns)", field, i, msg);
+}
+
+/* fold_samples(samples, value_index, n_types, loc_lookup, loc_start, loc_flat)
+ * -> (offsets bytes, frames bytes, values bytes) or an error tuple (field, index, message). */
+static PyObject *fold_samples(PyObject *self, PyObject *args) {
+    PyObject *samples;
+    Py_ssize_t k, n_types;
+    Py_buffer lookup, start, flat;
+    if (!PyArg_ParseTuple(args, "Onny*y*y*", &samples, &k, &n_types, &lookup, &start, &flat)) return NULL;
+    PyObject *result = NULL;
+    PyObject *seq = PySequence_Fast(samples, "samples must be a sequence");
+    u64vec locs = {0}, vals = {0};
+    int64_t *offsets = NULL, *values = NULL;
+    int32_t *frames = NULL;
+    Py_ssize_t n = 0, n_frames = 0, cap_frames = 0;
+    if (!seq) goto done;
+    n = PySequence_Fast_GET_SIZE(seq);
+    const int32_t *lk = lookup.buf; Py_ssize_t n_lookup = lookup.len / 4;
+    const int64_t *ls = start.buf; const int32_t *lf = flat.buf;
+    offsets = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
+    values = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    cap_frames = 1024;
+    frames = PyMem_Malloc((size_t)cap_frames * sizeof(int32_t));
+    if (!offsets || !values || !frames) { PyErr_NoMemory(); goto done; }
+    offsets[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *buf; Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(seq, i), &buf, &len)) goto done;
+        cursor c = {(const uint8_t *)buf, (const uint8_t *)buf + len};
+        locs.len = 0; vals.len = 0;
+        while (c.p < c.end) {
+            uint64_t tag;
+            if (read_varint(&c, &tag)) { result = err("sample", i, "malformed sample message"); goto done; }
+            uint64_t field = tag >> 3, wire = tag & 7;
+            int bad = field == 1 ? read_repeated(&c, wire, &locs)
+                    : field == 2 ? read_repeated(&c, wire, &vals) : skip_field(&c, wire);
+            if (bad) { result = err("sample", i, "malformed sample message"); goto done; }
+        }
+        if (vals.len != n_types) { result = err("value", i, "value count differs from sample types"); goto done; }
+        int64_t v = (int64_t)vals.data[k];
+        if (v < 0) { result = err("negative", i, "negative value"); goto done; }
+        values[i] = v;
+        for (Py_ssize_t j = locs.len - 1; j >= 0; j--) {  /* leaf first on the wire: reverse */
+            uint64_t id = locs.data[j];
+            int32_t li = (id < (uint64_t)n_lookup) ? lk[id] : -1;
+            if (li < 0) { result = err("location", i, "location does not exist"); goto done; }
+            for (int64_t f = ls[li]; f < ls[li + 1]; f++) {
+                if (n_frames == cap_frames) {
+                    cap_frames *= 2;
+                    int32_t *d = PyMem_Realloc(frames, (size_t)cap_frames * sizeof(int32_t));
+                    if (!d) { PyErr_NoMemory(); goto done; }
+                    frames = d;
+                }
+                frames[n_frames++] = lf[f];
+            }
+        }
+        offsets[i + 1] = n_frames;
+    }
+    result = Py_BuildValue("(y#y#y#)", (char *)offsets, (Py_ssize_t)((n + 1) * 8), (char *)frames,
+                           (Py_ssize_t)(n_frames * 4), (char *)values, (Py_ssize_t)(n * 8));
+done:
+    Py_XDECREF(seq);
+    PyMem_Free(locs.data); PyMem_Free(vals.data);
+    PyMem_Free(offsets); PyMem_Free(values); PyMem_Free(frames);
+    PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);
+    return result;
+}
+
+/* self_and_total(offsets int64, frames int32, values int64, n_funcs) -> (self bytes, total bytes) */
+static PyObject *self_and_total(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val;
+    Py_ssize_t n_funcs;
+    if (!PyArg_ParseTuple(args, "y*y*y*n", &off, &fr, &val, &n_funcs)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf; const int32_t *f = fr.buf; const int64_t *v = val.buf;
+    Py_ssize_t n = val.len / 8, n_frames = fr.len / 4;
+    int64_t *s = PyMem_Calloc((size_t)(n_funcs ? n_funcs : 1), sizeof(int64_t));
+    int64_t *t = PyMem_Calloc((size_t)(n_funcs ? n_funcs : 1), sizeof(int64_t));
+    int64_t *stamp = PyMem_Malloc((size_t)(n_funcs ? n_funcs : 1) * sizeof(int64_t));
+    if (!s || !t || !stamp) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n_funcs; i++) stamp[i] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t lo = o[i], hi = o[i + 1];
+        if (lo < 0 || hi > n_frames || lo > hi) { PyErr_SetString(PyExc_ValueError, "bad offsets"); goto done; }
+        for (int64_t p = lo; p < hi; p++) {
+            int32_t fn = f[p];
+            if (fn < 0 || fn >= n_funcs) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto done; }
+            if (stamp[fn] != i) { stamp[fn] = i; t[fn] += v[i]; }
+        }
+        if (hi > lo) s[f[hi - 1]] += v[i];
+    }
+    result = Py_BuildValue("(y#y#)", (char *)s, n_funcs * 8, (char *)t, n_funcs * 8);
+done:
+    PyMem_Free(s); PyMem_Free(t); PyMem_Free(stamp);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val);
+    return result;
+}
+
+/* stack_hashes(offsets int64, frames int32) -> bytes of uint64: FNV-1a over each stack's frames.
+ * Equal stacks get equal hashes; callers confirm equality byte by byte before merging. */
+static PyObject *stack_hashes(PyObject *self, PyObject *args) {
+    Py_buffer off, fr;
+    if (!PyArg_ParseTuple(args, "y*y*", &off, &fr)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf; const uint8_t *f = fr.buf;
+    Py_ssize_t n = off.len / 8 - 1, n_bytes = fr.len;
+    uint64_t *h = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(uint64_t));
+    if (!h) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t lo = o[i] * 4, hi = o[i + 1] * 4;
+        if (lo < 0 || hi > n_bytes || lo > hi) { PyErr_SetString(PyExc_ValueError, "bad offsets"); goto done; }
+        uint64_t x = 1469598103934665603ULL;
+        for (int64_t p = lo; p < hi; p++) { x ^= f[p]; x *= 1099511628211ULL; }
+        h[i] = x;
+    }
+    result = PyBytes_FromStringAndSize((char *)h, (n > 0 ? n : 0) * 8);
+done:
+    PyMem_Free(h);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"stack_hashes", stack_hashes, METH_VARARGS, "A 64-bit hash of every stack."},
+    {"fold_samples", fold_samples, METH_VARARGS, "Decode raw pprof samples into root-first frames."},
+    {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fold", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fold(void) { return PyModule_Create(&module); }
