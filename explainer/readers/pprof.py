@@ -124,14 +124,17 @@ def _location_frames(message: Any, strings: _Strings) -> tuple[dict[int, int], l
 
 
 def _unsymbolized(message: Any, mappings: dict[int, int], loc: Any, strings: _Strings) -> str:
-    """A name for native code with no symbol: ``libcuda.so.1+0x1a2b`` or a bare address."""
+    """Native code with no symbol is named after its mapping, as pprof does: ``[libcuda.so.1]``.
+
+    The address is dropped, so every unsymbolized location of one library is one function (at
+    pprof's default "functions" granularity); no mapping, or one with no file name, is ``<unknown>``.
+    """
     if loc.mapping_id in mappings:
         mapping = message.mapping[mappings[loc.mapping_id]]
         filename = os.path.basename(strings(mapping.filename, "mapping.filename"))
         if filename:
-            offset = loc.address - mapping.memory_start + mapping.file_offset if loc.address else 0
-            return f"{filename}+{offset:#x}" if loc.address else filename
-    return f"{loc.address:#x}" if loc.address else "<unknown>"
+            return f"[{filename}]"
+    return "<unknown>"
 
 
 def read_pprof_message(
