@@ -20,33 +20,84 @@ GB = 10**9
 ENTRY = ["0x7f151", "<interpreter trampoline>", "<module>", "EngineCoreProc.run_engine_core", "EngineCore.__init__"]
 KV = ["EngineCore._initialize_kv_caches", "Worker.initialize_from_config", "GPUModelRunner.initialize_kv_cache"]
 LOAD = [
-    "Worker.load_model", "GPUModelRunner.load_model", "get_model", "BaseModelLoader.load_model", "initialize_model",
+    "Worker.load_model",
+    "GPUModelRunner.load_model",
+    "get_model",
+    "BaseModelLoader.load_model",
+    "initialize_model",
     "LlamaForCausalLM.__init__",
 ]
 LAYER = ["LlamaModel.__init__", "make_layers", "make_layers.<locals>.<lambda>", "LlamaDecoderLayer.__init__"]
 PROFILE_RUN = [
-    "EngineCore._initialize_kv_caches", "Worker.determine_available_memory", "GPUModelRunner.profile_run",
+    "EngineCore._initialize_kv_caches",
+    "Worker.determine_available_memory",
+    "GPUModelRunner.profile_run",
     "GPUModelRunner._dummy_run",
 ]
 COMPILE = [
-    *PROFILE_RUN, "LlamaForCausalLM.forward", "<interpreter trampoline>", "_TorchDynamoContext.__call__.<locals>._fn",
-    "compile_fx", "compile_fx_inner",
+    *PROFILE_RUN,
+    "LlamaForCausalLM.forward",
+    "<interpreter trampoline>",
+    "_TorchDynamoContext.__call__.<locals>._fn",
+    "compile_fx",
+    "compile_fx_inner",
 ]
 FORWARD = [*PROFILE_RUN, "LlamaForCausalLM.forward", "LlamaModel.forward", "LlamaDecoderLayer.forward"]
 
 # (stack below ENTRY, bytes); the first row is the seed's example chain
 STACKS: list[tuple[list[str], int]] = [
     ([*KV, "GPUModelRunner._allocate_kv_cache_tensors"], 55_100_000_000),
-    ([*LOAD, *LAYER, "LlamaMLP.__init__", "MergedColumnParallelLinear.__init__", "UnquantizedLinearMethod.create_weights"], 5_800_000_000),
-    ([*LOAD, *LAYER, "LlamaMLP.__init__", "RowParallelLinear.__init__", "UnquantizedLinearMethod.create_weights"], 2_900_000_000),
-    ([*LOAD, *LAYER, "LlamaAttention.__init__", "QKVParallelLinear.__init__", "UnquantizedLinearMethod.create_weights"], 1_700_000_000),
-    ([*LOAD, *LAYER, "LlamaAttention.__init__", "RowParallelLinear.__init__", "UnquantizedLinearMethod.create_weights"], 1_600_000_000),
-    ([*LOAD, "LlamaModel.__init__", "VocabParallelEmbedding.__init__", "UnquantizedEmbeddingMethod.create_weights"], 1_000_000_000),
+    (
+        [
+            *LOAD,
+            *LAYER,
+            "LlamaMLP.__init__",
+            "MergedColumnParallelLinear.__init__",
+            "UnquantizedLinearMethod.create_weights",
+        ],
+        5_800_000_000,
+    ),
+    (
+        [*LOAD, *LAYER, "LlamaMLP.__init__", "RowParallelLinear.__init__", "UnquantizedLinearMethod.create_weights"],
+        2_900_000_000,
+    ),
+    (
+        [
+            *LOAD,
+            *LAYER,
+            "LlamaAttention.__init__",
+            "QKVParallelLinear.__init__",
+            "UnquantizedLinearMethod.create_weights",
+        ],
+        1_700_000_000,
+    ),
+    (
+        [
+            *LOAD,
+            *LAYER,
+            "LlamaAttention.__init__",
+            "RowParallelLinear.__init__",
+            "UnquantizedLinearMethod.create_weights",
+        ],
+        1_600_000_000,
+    ),
+    (
+        [*LOAD, "LlamaModel.__init__", "VocabParallelEmbedding.__init__", "UnquantizedEmbeddingMethod.create_weights"],
+        1_000_000_000,
+    ),
     ([*LOAD, "ParallelLMHead.__init__", "UnquantizedEmbeddingMethod.create_weights"], 800_000_000),
     ([*COMPILE, "_compile_fx_inner"], 720_000_000),
     ([*COMPILE, "_compile_fx_inner", "CachingAutotuner.benchmark_all_configs"], 350_000_000),
-    (["EngineCore._initialize_kv_caches", "Worker.compile_or_warm_up_model", "GPUModelRunner.capture_model",
-      "CUDAGraphWrapper.__call__", "CUDAGraph.capture_begin"], 2_900_000_000),
+    (
+        [
+            "EngineCore._initialize_kv_caches",
+            "Worker.compile_or_warm_up_model",
+            "GPUModelRunner.capture_model",
+            "CUDAGraphWrapper.__call__",
+            "CUDAGraph.capture_begin",
+        ],
+        2_900_000_000,
+    ),
     ([*FORWARD, "LlamaMLP.forward", "MergedColumnParallelLinear.forward"], 900_000_000),
     ([*PROFILE_RUN[:-1], "GPUModelRunner._dummy_sampler_run", "Sampler.forward"], 400_000_000),
     ([*FORWARD, "LlamaAttention.forward", "at::cuda::getCurrentCUDABlasLtHandle", "cublasLtCreate"], 330_000_000),

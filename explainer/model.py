@@ -171,7 +171,9 @@ def _replace(t: Truncation, **changes: int) -> Truncation:
     return replace(t, **changes)
 
 
-def _select(offsets: IntArray, frames: FrameArray, values: IntArray, keep: np.ndarray) -> tuple[IntArray, FrameArray, IntArray]:
+def _select(
+    offsets: IntArray, frames: FrameArray, values: IntArray, keep: np.ndarray
+) -> tuple[IntArray, FrameArray, IntArray]:
     """The stacks where ``keep`` is true, re-packed (a byte mask per frame: cheap at 40M frames)."""
     lengths = np.diff(offsets)
     new_offsets = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
@@ -192,7 +194,9 @@ def _first_equal_stack(offsets: IntArray, frames: FrameArray) -> IntArray:
             first[i] = index.setdefault(buf[off[i] : off[i + 1]], i)
         return first
     # hash in C, then confirm byte equality only where hashes collide
-    hashes = np.frombuffer(_fold.stack_hashes(np.ascontiguousarray(offsets), np.ascontiguousarray(frames)), dtype=np.uint64)
+    hashes = np.frombuffer(
+        _fold.stack_hashes(np.ascontiguousarray(offsets), np.ascontiguousarray(frames)), dtype=np.uint64
+    )
     _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
     seen: dict[bytes, int] = {}
     for i in np.flatnonzero(counts[inverse] > 1).tolist():  # ascending, so the first wins

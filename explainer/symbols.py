@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from explainer.model import ELIDED_PREFIX, OTHER
@@ -21,6 +22,7 @@ MAX_DISPLAY = 200
 _ADDRESS = re.compile(r"^(?:0x)?[0-9a-fA-F]{6,16}$|^0x[0-9a-fA-F]+$")
 _LIB_OFFSET = re.compile(r"^(?P<lib>[\w.+-]+\.(?:so(?:\.\d+)*|dll|dylib|exe)|\[[\w.-]+\]|[\w.-]+)\+0x[0-9a-fA-F]+$")
 _METHOD_SEPARATORS = (" > ", " / ")
+SymbolMaker = Callable[..., "Symbol"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,22 +69,46 @@ def decode(name: str) -> Symbol:
         return Symbol(name, kind, shown, clean(owner, 120), clean(member, 120), language, meaning)
 
     if n == "<interpreter trampoline>":
-        return sym("trampoline", "CPython's dispatch between Python calls; interpreter overhead, safe to ignore when reading.", language="python")
+        return sym(
+            "trampoline",
+            "CPython's dispatch between Python calls; interpreter overhead, safe to ignore when reading.",
+            language="python",
+        )
     if n == "<module>":
-        return sym("module", "the top level of a Python script or module (code outside any function), e.g. an import or the entry script.", language="python")
+        return sym(
+            "module",
+            "the top level of a Python script or module (code outside any function), "
+            "e.g. an import or the entry script.",
+            language="python",
+        )
     if n in ("<unknown>", "[unknown]", "(unknown)", ""):
         return sym("unknown", "a frame the profiler could not name: native code without symbols.")
     if n == OTHER:
-        return sym("other", "not a function: Pyroscope merged many small call paths here to stay within its node limit (maxNodes).")
+        return sym(
+            "other",
+            "not a function: Pyroscope merged many small call paths here to stay within its node limit (maxNodes).",
+        )
     if n.startswith(ELIDED_PREFIX):
-        return sym("elided", "not a function: the middle of a very deep stack, left out to keep it readable; totals still count it.")
+        return sym(
+            "elided",
+            "not a function: the middle of a very deep stack, left out to keep it readable; totals still count it.",
+        )
     if n == "total":
         return sym("root", "the whole profile: every sample starts here.")
     if _ADDRESS.match(n):
-        return sym("address", "a raw address: native C, C++ or CUDA code with no symbol available (not yet resolved, or stripped).", language="native")
+        return sym(
+            "address",
+            "a raw address: native C, C++ or CUDA code with no symbol available (not yet resolved, or stripped).",
+            language="native",
+        )
     lib = _LIB_OFFSET.match(n)
     if lib and "::" not in n:
-        return sym("address", f"an unsymbolized address inside {lib.group('lib')}: native code with no symbol available.", owner=lib.group("lib"), language="native")
+        return sym(
+            "address",
+            f"an unsymbolized address inside {lib.group('lib')}: native code with no symbol available.",
+            owner=lib.group("lib"),
+            language="native",
+        )
     if n in ("[vdso]", "[kernel.kallsyms]") or n.endswith("_[k]"):
         return sym("native", "kernel code (a system call or interrupt handling).", language="native")
     parts = _split_python(n)
@@ -96,7 +122,13 @@ def decode(name: str) -> Symbol:
         return sym("lambda", f"an anonymous lambda function{where}.", owner=owner, member="<lambda>", language="python")
     if ".<locals>." in n:
         owner, _, inner = n.rpartition(".<locals>.")
-        return sym("nested", f"{inner}, a function defined inside {owner} (a closure or decorator wrapper).", owner=owner, member=inner, language="python")
+        return sym(
+            "nested",
+            f"{inner}, a function defined inside {owner} (a closure or decorator wrapper).",
+            owner=owner,
+            member=inner,
+            language="python",
+        )
     if "/" in n and ("." in n.rsplit("/", 1)[-1]) and not n.startswith(("./", "/")):
         return _go_or_java_path(sym, n)
     if n.startswith(("java/", "jdk/", "sun/")) or n.startswith(("com.", "org.")):
@@ -113,22 +145,35 @@ def decode(name: str) -> Symbol:
             return sym("native", f"{n}, a CUDA or NCCL library function (native code).", member=n, language="native")
         if n.startswith(("_Py", "Py")):
             return sym("native", f"{n}, a function inside the CPython interpreter.", member=n, language="native")
-        return sym("function", f"{n}, a module-level function (def {n}(), not inside a class).", member=n, language=lang or "python")
+        return sym(
+            "function",
+            f"{n}, a module-level function (def {n}(), not inside a class).",
+            member=n,
+            language=lang or "python",
+        )
     return sym("function", "a function frame as the profiler named it.")
 
 
-def _python_member(sym, owner: str, member: str) -> Symbol:  # type: ignore[no-untyped-def]
+def _python_member(sym: SymbolMaker, owner: str, member: str) -> Symbol:
     cls = owner.rsplit(".", 1)[-1]
     if member == "__init__":
-        return sym("constructor", f"the constructor of class {cls}: a {cls}(...) object is being created.", owner, member, "python")
+        return sym(
+            "constructor",
+            f"the constructor of class {cls}: a {cls}(...) object is being created.",
+            owner,
+            member,
+            "python",
+        )
     if member == "__call__":
-        return sym("method", f"calling an object of class {cls} like a function ({cls}.__call__).", owner, member, "python")
+        return sym(
+            "method", f"calling an object of class {cls} like a function ({cls}.__call__).", owner, member, "python"
+        )
     if member.startswith("__") and member.endswith("__"):
         return sym("method", f"the special method {member} of class {cls}.", owner, member, "python")
     return sym("method", f"method {member} of class {cls} (class {cls}: def {member}(self)).", owner, member, "python")
 
 
-def _cpp_or_rust(sym, n: str) -> Symbol:  # type: ignore[no-untyped-def]
+def _cpp_or_rust(sym: SymbolMaker, n: str) -> Symbol:
     core = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", n))  # drop up to two levels of template args
     core = core.split("(")[0]
     owner, _, member = core.rpartition("::")
@@ -139,10 +184,16 @@ def _cpp_or_rust(sym, n: str) -> Symbol:  # type: ignore[no-untyped-def]
         return sym("native", f"{member} in PyTorch's C++ core ({owner}).", owner, member, "cpp")
     kind = "constructor" if owner and owner.rsplit("::", 1)[-1] == member else "method" if owner else "function"
     what = "constructor of" if kind == "constructor" else "function"
-    return sym(kind, f"{'Rust' if lang == 'rust' else 'C++'} {what} {member} in {owner or 'the global namespace'}.", owner, member, lang)
+    return sym(
+        kind,
+        f"{'Rust' if lang == 'rust' else 'C++'} {what} {member} in {owner or 'the global namespace'}.",
+        owner,
+        member,
+        lang,
+    )
 
 
-def _go_or_java_path(sym, n: str) -> Symbol:  # type: ignore[no-untyped-def]
+def _go_or_java_path(sym: SymbolMaker, n: str) -> Symbol:
     if n.startswith(("java/", "jdk/", "sun/", "com/", "org/", "io/")) or "$" in n:
         cls, _, member = n.replace("/", ".").rpartition(".")
         return sym("method", f"Java method {member} of {cls}.", cls, member, "java")

@@ -18,10 +18,19 @@ _TIME_NS = (("h", 3_600 * 10**9), ("min", 60 * 10**9), ("s", 10**9), ("ms", 10**
 
 # Units that mean "bytes", "nanoseconds" and friends as they appear in real profiles.
 _TIME_FACTORS_NS = {
-    "nanoseconds": 1, "nanosecond": 1, "ns": 1,
-    "microseconds": 10**3, "microsecond": 10**3, "us": 10**3, "µs": 10**3,
-    "milliseconds": 10**6, "millisecond": 10**6, "ms": 10**6,
-    "seconds": 10**9, "second": 10**9, "s": 10**9,
+    "nanoseconds": 1,
+    "nanosecond": 1,
+    "ns": 1,
+    "microseconds": 10**3,
+    "microsecond": 10**3,
+    "us": 10**3,
+    "µs": 10**3,
+    "milliseconds": 10**6,
+    "millisecond": 10**6,
+    "ms": 10**6,
+    "seconds": 10**9,
+    "second": 10**9,
+    "s": 10**9,
     "lock_nanoseconds": 1,
 }
 _BYTE_UNITS = {"bytes", "byte", "b"}
@@ -103,6 +112,7 @@ def readable_equivalents(value: float, unit: str) -> set[str]:
     out: set[str] = set()
     kind = kind_of(unit)
     base = to_base(value, unit)
+    tables: tuple[tuple[tuple[str, int], ...], ...]
     if kind == "bytes":
         tables = (_DECIMAL_BYTES, _BINARY_BYTES)
     elif kind == "time":
@@ -133,5 +143,5 @@ def parse_quantity(number: str, suffix: str) -> float | None:
             if key.lower() == name.lower():
                 return value * factor
     aliases = {"b": 1, "bytes": 1, "ns": 1, "kb": 10**3, "k": 10**3, "m": 10**6, "g": 10**9, "sec": 10**9}
-    factor = aliases.get(key.lower())
-    return value * factor if factor is not None else None
+    alias = aliases.get(key.lower())
+    return value * alias if alias is not None else None

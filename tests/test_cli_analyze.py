@@ -32,14 +32,28 @@ def test_json_contract_on_the_seed_demo() -> None:
     assert got["unit"] == "bytes" and got["sample_type"] == "malloc"
     assert got["total"] == 74_700_000_000
     first = got["top_self"][0]
-    assert first == {"name": "GPUModelRunner._allocate_kv_cache_tensors", "self": 55_100_000_000, "total": 55_100_000_000}
+    assert first == {
+        "name": "GPUModelRunner._allocate_kv_cache_tensors",
+        "self": 55_100_000_000,
+        "total": 55_100_000_000,
+    }
     assert all(isinstance(r[k], int) for r in got["top_self"] + got["top_total"] for k in ("self", "total"))
     assert [s["name"] for s in got["chain"]["steps"]] == [
-        "0x7f151", "<interpreter trampoline>", "<module>", "EngineCoreProc.run_engine_core", "EngineCore.__init__",
-        "EngineCore._initialize_kv_caches", "Worker.initialize_from_config", "GPUModelRunner.initialize_kv_cache",
+        "0x7f151",
+        "<interpreter trampoline>",
+        "<module>",
+        "EngineCoreProc.run_engine_core",
+        "EngineCore.__init__",
+        "EngineCore._initialize_kv_caches",
+        "Worker.initialize_from_config",
+        "GPUModelRunner.initialize_kv_cache",
         "GPUModelRunner._allocate_kv_cache_tensors",
     ]
-    assert got["coverage"]["top_self"] == {"shown": 10, "of": got["functions"], "share": got["coverage"]["top_self"]["share"]}
+    assert got["coverage"]["top_self"] == {
+        "shown": 10,
+        "of": got["functions"],
+        "share": got["coverage"]["top_self"]["share"],
+    }
 
 
 def test_text_output_states_numbers_and_truncation() -> None:
@@ -75,7 +89,8 @@ def test_analyze_does_not_import_ui_or_model_libraries(tmp_path: Path) -> None:
     probe = (
         "import sys, io; from explainer.cli.main import main; "
         f"main(['analyze', {str(DEMO)!r}], io.StringIO(), io.StringIO()); "
-        "heavy = [m for m in ('streamlit', 'langchain', 'langchain_openai', 'openai', 'plotly', 'tiktoken') if m in sys.modules]; "
+        "heavy = [m for m in ('streamlit', 'langchain', 'langchain_openai', 'openai', 'plotly', 'tiktoken') "
+        "if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

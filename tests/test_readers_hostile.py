@@ -37,16 +37,25 @@ def _raw(msg) -> bytes:  # type: ignore[no-untyped-def]
 
 
 def _flamegraph() -> dict:  # type: ignore[type-arg]
-    return {"names": ["total", "a", "c", "d", "b", "e"], "levels": [[0, 4, 0, 0], [0, 4, 0, 1], [0, 1, 0, 4, 0, 3, 2, 2], [0, 1, 1, 5, 2, 1, 1, 3]], "numTicks": 4, "maxSelf": 2}
+    return {
+        "names": ["total", "a", "c", "d", "b", "e"],
+        "levels": [[0, 4, 0, 0], [0, 4, 0, 1], [0, 1, 0, 4, 0, 3, 2, 2], [0, 1, 1, 5, 2, 1, 1, 3]],
+        "numTicks": 4,
+        "maxSelf": 2,
+    }
 
 
 def test_the_worked_flamebearer_example_decodes() -> None:
-    p = read_bytes(json.dumps({"flamebearer": _flamegraph(), "metadata": {"format": "single", "units": "bytes"}}).encode())
+    p = read_bytes(
+        json.dumps({"flamebearer": _flamegraph(), "metadata": {"format": "single", "units": "bytes"}}).encode()
+    )
     assert sorted(p.stacks()) == [(("a", "b", "e"), 1), (("a", "c"), 2), (("a", "c", "d"), 1)]
     assert p.unit == "bytes"
 
 
-@pytest.mark.parametrize("data", [b"", b"   \n", b"\x00" * 10, b"garbage!!", b"\xff\xfe\x00", b"{}", b"[]", b"{\"flamebearer\": 3}"])
+@pytest.mark.parametrize(
+    "data", [b"", b"   \n", b"\x00" * 10, b"garbage!!", b"\xff\xfe\x00", b"{}", b"[]", b'{"flamebearer": 3}']
+)
 def test_empty_and_garbage_end_in_a_profile_error(data: bytes) -> None:
     with pytest.raises(ProfileError):
         read_bytes(data)
@@ -131,7 +140,7 @@ def test_multi_member_gzip_is_read_whole() -> None:
 
 
 def test_truncated_gzip_is_a_decode_error() -> None:
-    with pytest.raises(ProfileError, match="truncated|decompress"):
+    with pytest.raises(ProfileError, match=r"truncated|decompress"):
         read_bytes(to_pprof(SMALL)[:-10])
 
 
@@ -163,12 +172,14 @@ def test_deep_stacks_work_in_every_format(fmt: str) -> None:
 
 
 def test_deeply_nested_json_is_a_decode_error() -> None:
-    with pytest.raises(ProfileError, match="nested|parse"):
+    with pytest.raises(ProfileError, match=r"nested|parse"):
         read_bytes(b"[" * 100_000 + b"]" * 100_000)
 
 
 def _fg(levels: list[list[int]], names: list[str] | None = None) -> bytes:
-    return json.dumps({"flamebearer": {"names": names or ["total", "a", "b"], "levels": levels, "numTicks": 4}}).encode()
+    return json.dumps(
+        {"flamebearer": {"names": names or ["total", "a", "b"], "levels": levels, "numTicks": 4}}
+    ).encode()
 
 
 FLAMEGRAPH_CASES = {
@@ -192,9 +203,12 @@ def test_invalid_flamegraph_json_names_the_field(case: str) -> None:
     assert info.value.field == field
 
 
-@pytest.mark.parametrize("data", [b'{"flamebearer": {"names": ["total"], "levels": [[0, NaN, 0, 0]]}}', b'{"flamebearer": {}, "flamebearer": {}}'])
+@pytest.mark.parametrize(
+    "data",
+    [b'{"flamebearer": {"names": ["total"], "levels": [[0, NaN, 0, 0]]}}', b'{"flamebearer": {}, "flamebearer": {}}'],
+)
 def test_nan_and_duplicate_keys_are_rejected(data: bytes) -> None:
-    with pytest.raises(ProfileError, match="not a number|twice"):
+    with pytest.raises(ProfileError, match=r"not a number|twice"):
         read_bytes(data)
 
 

@@ -97,8 +97,10 @@ class FunctionStats:
 def function_stats(profile: Profile) -> FunctionStats:
     if _fold is not None:
         raw_self, raw_total = _fold.self_and_total(
-            np.ascontiguousarray(profile.offsets), np.ascontiguousarray(profile.frames),
-            np.ascontiguousarray(profile.values), len(profile.names),
+            np.ascontiguousarray(profile.offsets),
+            np.ascontiguousarray(profile.frames),
+            np.ascontiguousarray(profile.values),
+            len(profile.names),
         )
         self_, total = np.frombuffer(raw_self, dtype=np.int64), np.frombuffer(raw_total, dtype=np.int64)
     else:

@@ -28,7 +28,9 @@ class Sandwich:
     unit: str
 
 
-def _edges(profile: Profile, positions: np.ndarray, neighbour: np.ndarray, valid: np.ndarray, limit: int) -> list[tuple[int, int]]:
+def _edges(
+    profile: Profile, positions: np.ndarray, neighbour: np.ndarray, valid: np.ndarray, limit: int
+) -> list[tuple[int, int]]:
     owner = np.searchsorted(profile.offsets, positions, side="right") - 1
     n_names = len(profile.names)
     ids = np.where(valid, profile.frames[np.where(valid, neighbour, 0)], n_names)  # n_names = ENTRY/SELF

@@ -66,7 +66,9 @@ def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES) -> CallTree
     other_id = n_names  # "other" gets an id past the profile's names
     offsets, frames, values = profile.offsets, profile.frames, profile.values
     lengths = np.diff(offsets)
-    func, parent, depth = [np.int64(-1)], [np.int64(-1)], [np.int64(0)]
+    func: list[int] = [-1]
+    parent: list[int] = [-1]
+    depth: list[int] = [0]
     self_: list[IntArray] = [np.zeros(1, dtype=np.int64)]
     total: list[IntArray] = [np.asarray([profile.total], dtype=np.int64)]
     other_self: dict[int, int] = {}

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_source_arguments(p)
     add_analysis_options(p)
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
+    p.add_argument(
+        "--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)"
+    )
     p.set_defaults(run=run)
 
 

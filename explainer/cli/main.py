@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Explain flame graphs in plain language: GPU-memory and CPU profiles from "
         "Pyroscope, pprof files, flame-graph JSON or folded stacks.",
         epilog="Examples:\n  explainer analyze profile.pb.gz\n  explainer analyze --server http://localhost:4040 "
-        "--profile-type gpu-memory --from now-1h\n  explainer ask profile.pb.gz \"What uses the most GPU memory?\"",
+        '--profile-type gpu-memory --from now-1h\n  explainer ask profile.pb.gz "What uses the most GPU memory?"',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")

@@ -17,9 +17,14 @@ from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 
 def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample-type", metavar="T", help="pprof sample type to read (default: the profile's default)")
-    parser.add_argument("--unit", metavar="U", help="unit of folded or Connect JSON counts, e.g. bytes or nanoseconds (default: count)")
     parser.add_argument(
-        "--max-size", metavar="BYTES", type=int, default=DEFAULT_MAX_DECOMPRESSED,
+        "--unit", metavar="U", help="unit of folded or Connect JSON counts, e.g. bytes or nanoseconds (default: count)"
+    )
+    parser.add_argument(
+        "--max-size",
+        metavar="BYTES",
+        type=int,
+        default=DEFAULT_MAX_DECOMPRESSED,
         help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",
     )
 
@@ -27,7 +32,9 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
 def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source", optional: bool = False) -> None:
     """SOURCE plus the read options; the Pyroscope options are added by :mod:`explainer.cli.server_args`."""
     parser.add_argument(
-        name, nargs="?" if optional else None, metavar=name.upper(),
+        name,
+        nargs="?" if optional else None,
+        metavar=name.upper(),
         help="profile file (pprof, gzipped or raw; Pyroscope flame-graph JSON; folded stacks) or - for stdin",
     )
     add_read_arguments(parser)
@@ -47,7 +54,8 @@ def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
     if getattr(args, "server", None):
         from explainer.cli.server_args import load_from_server
 
-        return load_from_server(args)
+        server_profile: Profile = load_from_server(args)
+        return server_profile
     path = getattr(args, name)
     if not path:
         raise QueryError("give a profile file, or --server URL to query Pyroscope")

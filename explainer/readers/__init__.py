@@ -1,9 +1,9 @@
 """Read any supported profile, choosing the reader by sniffing content (never the file name).
 
-    gzip magic          -> inflate (capped), then sniff again
-    '{' after spaces    -> Pyroscope flame-graph JSON (render, Connect or diff)
-    'a;b;c 12' lines    -> folded stacks (UTF-8 or UTF-16 with BOM)
-    anything else       -> pprof protobuf (validated; garbage fails there with a clear error)
+gzip magic          -> inflate (capped), then sniff again
+'{' after spaces    -> Pyroscope flame-graph JSON (render, Connect or diff)
+'a;b;c 12' lines    -> folded stacks (UTF-8 or UTF-16 with BOM)
+anything else       -> pprof protobuf (validated; garbage fails there with a clear error)
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explainer.errors import DecodeError, ExplainerError, FormatError, SourceNotFoundError
+from explainer.errors import DecodeError, ExplainerError, FormatError, SizeLimitError, SourceNotFoundError
 from explainer.model import Profile, Source
 from explainer.readers import limits
 from explainer.readers.flamegraph import looks_like_flamegraph, read_flamegraph_object, read_flamegraph_pair
@@ -48,7 +48,7 @@ def read_bytes(data: bytes, options: ReadOptions | None = None, *, location: str
     digest = hashlib.sha256(data).hexdigest()
     raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
     if len(raw) > options.max_decompressed:
-        raise limits.SizeLimitError(f"profile is {len(raw):,} bytes, over the {options.max_decompressed:,}-byte limit")
+        raise SizeLimitError(f"profile is {len(raw):,} bytes, over the {options.max_decompressed:,}-byte limit")
     fmt = sniff(raw)
     try:
         if fmt == "json":
@@ -75,7 +75,7 @@ def read_file_bytes(path: str | Path, options: ReadOptions | None = None) -> byt
     try:
         size = p.stat().st_size
         if size > options.max_input:
-            raise limits.SizeLimitError(f"{p.name} is {size:,} bytes, over the {options.max_input:,}-byte limit")
+            raise SizeLimitError(f"{p.name} is {size:,} bytes, over the {options.max_input:,}-byte limit")
         return p.read_bytes()
     except FileNotFoundError as exc:
         raise SourceNotFoundError(f"no such file: {p}") from exc
@@ -98,4 +98,4 @@ def read_pair_bytes(data: bytes, options: ReadOptions | None = None, *, location
     return read_flamegraph_pair(loads(raw, what="flame-graph JSON"), unit=options.unit, location=location)
 
 
-__all__ = ["ReadOptions", "read_bytes", "read_file_bytes", "read_pair_bytes", "read_path", "sniff", "Source"]
+__all__ = ["ReadOptions", "Source", "read_bytes", "read_file_bytes", "read_pair_bytes", "read_path", "sniff"]

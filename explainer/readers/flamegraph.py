@@ -46,7 +46,7 @@ def locate(obj: Any, *, unit: str | None = None) -> FlameGraphData:
     """Find names/levels in a render, Connect or bare flamebearer object and work out units."""
     if not isinstance(obj, dict):
         raise ValidationError("expected a JSON object", field="$")
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
     if isinstance(obj.get("flamebearer"), dict):
         body, fmt = obj["flamebearer"], "flamebearer"
     elif isinstance(obj.get("flamegraph"), dict):

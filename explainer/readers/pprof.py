@@ -159,7 +159,10 @@ def read_pprof_message(
         sample_types=tuple(types),
         period=int(message.period),
         period_type=(
-            SampleType(strings(message.period_type.type, "period_type.type"), strings(message.period_type.unit, "period_type.unit"))
+            SampleType(
+                strings(message.period_type.type, "period_type.type"),
+                strings(message.period_type.unit, "period_type.unit"),
+            )
             if message.HasField("period_type")
             else None
         ),
@@ -178,7 +181,9 @@ _FOLD_ERRORS = {
 }
 
 
-def _fold_raw(message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fold_raw(
+    message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled path: samples arrive as raw bytes and are folded in C."""
     max_id = max(locations, default=0)
     if max_id > 4 * len(locations) + 1_000_000:  # sparse ids: a dense lookup table would be wasteful
@@ -196,10 +201,16 @@ def _fold_raw(message: Any, k: int, n_types: int, locations: dict[int, int], loc
         field, text = _FOLD_ERRORS[kind]
         raise ValidationError(text.format(n=n_types), field=field.format(i=i))
     offsets, frames, values = out
-    return np.frombuffer(offsets, dtype=np.int64), np.frombuffer(frames, dtype=np.int32), np.frombuffer(values, dtype=np.int64)
+    return (
+        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(frames, dtype=np.int32),
+        np.frombuffer(values, dtype=np.int64),
+    )
 
 
-def _fold_messages(message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fold_messages(
+    message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The numpy path over decoded Sample messages."""
     samples = message.sample
     lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))

@@ -38,7 +38,12 @@ SCHEMA: dict[str, list[tuple[str, int, str, bool, str]]] = {
         ("value", 2, "i", True, ""),
         ("label", 3, "m", True, "Label"),
     ],
-    "Label": [("key", 1, "i", False, ""), ("str", 2, "i", False, ""), ("num", 3, "i", False, ""), ("num_unit", 4, "i", False, "")],
+    "Label": [
+        ("key", 1, "i", False, ""),
+        ("str", 2, "i", False, ""),
+        ("num", 3, "i", False, ""),
+        ("num_unit", 4, "i", False, ""),
+    ],
     "Mapping": [
         ("id", 1, "u", False, ""),
         ("memory_start", 2, "u", False, ""),
@@ -73,7 +78,13 @@ SCHEMA: dict[str, list[tuple[str, int, str, bool, str]]] = {
 SCHEMA["ProfileRawSamples"] = [("sample", 2, "b", True, "") if f[0] == "sample" else f for f in SCHEMA["Profile"]]
 
 _FDP = descriptor_pb2.FieldDescriptorProto
-_KINDS = {"m": _FDP.TYPE_MESSAGE, "b": _FDP.TYPE_BYTES, "i": _FDP.TYPE_INT64, "u": _FDP.TYPE_UINT64, "t": _FDP.TYPE_BOOL}
+_KINDS = {
+    "m": _FDP.TYPE_MESSAGE,
+    "b": _FDP.TYPE_BYTES,
+    "i": _FDP.TYPE_INT64,
+    "u": _FDP.TYPE_UINT64,
+    "t": _FDP.TYPE_BOOL,
+}
 
 
 def _build() -> dict[str, Any]:

@@ -67,7 +67,12 @@ def to_json(summary: Summary) -> dict[str, Any]:
     chain = summary.chain
     return {
         "schema": SCHEMA_VERSION,
-        "source": {"kind": p.source.kind, "location": p.source.location, "format": p.source.format, "sha256": p.source.digest},
+        "source": {
+            "kind": p.source.kind,
+            "location": p.source.location,
+            "format": p.source.format,
+            "sha256": p.source.digest,
+        },
         "sample_type": p.sample_type.type,
         "unit": p.unit,
         "sample_types": [{"type": t.type, "unit": t.unit} for t in p.sample_types],
@@ -75,8 +80,16 @@ def to_json(summary: Summary) -> dict[str, Any]:
         "functions": summary.stats.function_count,
         "stacks": p.stack_count,
         "coverage": {
-            "top_self": {"shown": len(summary.top_self.rows), "of": summary.top_self.of_functions, "share": round(summary.top_self.coverage, 6)},
-            "top_total": {"shown": len(summary.top_total.rows), "of": summary.top_total.of_functions, "share": round(summary.top_total.coverage, 6)},
+            "top_self": {
+                "shown": len(summary.top_self.rows),
+                "of": summary.top_self.of_functions,
+                "share": round(summary.top_self.coverage, 6),
+            },
+            "top_total": {
+                "shown": len(summary.top_total.rows),
+                "of": summary.top_total.of_functions,
+                "share": round(summary.top_total.coverage, 6),
+            },
         },
         "top_self": _rows(summary.top_self),
         "top_total": _rows(summary.top_total),
@@ -85,7 +98,10 @@ def to_json(summary: Summary) -> dict[str, Any]:
         else {
             "target": chain.target,
             "value": chain.value,
-            "steps": [{"name": s.name, "width": s.width, "self": s.self, "total": s.total, "kind": decode(s.name).kind} for s in chain.steps],
+            "steps": [
+                {"name": s.name, "width": s.width, "self": s.self, "total": s.total, "kind": decode(s.name).kind}
+                for s in chain.steps
+            ],
         },
         "orchestrators": [{"name": r.name, "total": r.total} for r in summary.orchestrators],
         "unresolved_share": round(summary.unresolved_share, 6),
@@ -132,7 +148,8 @@ def to_text(summary: Summary) -> str:
     unit, total = summary.unit, summary.total
     lines = [
         f"{p.source.location or p.source.kind}  ({p.source.format}, {p.sample_type})",
-        f"total {units.format_value(total, unit)} in {p.stack_count:,} stacks, {summary.stats.function_count:,} functions",
+        f"total {units.format_value(total, unit)} in {p.stack_count:,} stacks, "
+        f"{summary.stats.function_count:,} functions",
     ]
     if not total:
         lines.append("every value is zero for this sample type: nothing to rank (try --sample-type)")
@@ -165,8 +182,19 @@ def to_markdown(summary: Summary) -> str:
         f"- Sample type: `{p.sample_type}`; total **{units.format_value(total, unit)}** in {p.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions",
     ]
-    for title, lst in (("Top by self (what uses the most)", summary.top_self), ("Top by total (what is responsible)", summary.top_total)):
-        out += ["", f"## {title}", "", f"_{coverage_sentence(lst)}_", "", "| function | self | self % | total | total % |", "|---|---:|---:|---:|---:|"]
+    for title, lst in (
+        ("Top by self (what uses the most)", summary.top_self),
+        ("Top by total (what is responsible)", summary.top_total),
+    ):
+        out += [
+            "",
+            f"## {title}",
+            "",
+            f"_{coverage_sentence(lst)}_",
+            "",
+            "| function | self | self % | total | total % |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for r in lst.rows:
             out.append(
                 f"| {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
