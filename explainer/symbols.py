@@ -23,6 +23,7 @@ _ADDRESS = re.compile(r"^(?:0x)?[0-9a-fA-F]{6,16}$|^0x[0-9a-fA-F]+$")
 _LIB_OFFSET = re.compile(r"^(?P<lib>[\w.+-]+\.(?:so(?:\.\d+)*|dll|dylib|exe)|\[[\w.-]+\]|[\w.-]+)\+0x[0-9a-fA-F]+$")
 _METHOD_SEPARATORS = (" > ", " / ")
 SymbolMaker = Callable[..., "Symbol"]
+_PROCESS_START = {"_start", "start_thread", "clone", "clone3", "main", "thread_run"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,13 @@ def decode(name: str) -> Symbol:
             "a raw address: native C, C++ or CUDA code with no symbol available (not yet resolved, or stripped).",
             language="native",
         )
+    if n.startswith("[") and n.endswith("]") and len(n) > 2:  # pprof names unsymbolized code by its mapping
+        return sym(
+            "address",
+            f"unsymbolized native code inside {n[1:-1]} (pprof groups all its addresses under the library's name).",
+            owner=n[1:-1],
+            language="native",
+        )
     lib = _LIB_OFFSET.match(n)
     if lib and "::" not in n:
         return sym(
@@ -140,16 +148,18 @@ def decode(name: str) -> Symbol:
                 return sym("function", f"Go function {member} of {owner}.", owner, member, "go")
             return _python_member(sym, owner, member)
     if re.match(r"^[A-Za-z_][\w]*$", n):
-        lang = "native" if n.startswith(("cu", "nccl", "_Py", "Py", "__libc", "_start", "pthread")) else ""
         if n.startswith(("cu", "nccl")):
             return sym("native", f"{n}, a CUDA or NCCL library function (native code).", member=n, language="native")
-        if n.startswith(("_Py", "Py")):
+        if n.startswith(("_Py", "Py", "pymain_")):
             return sym("native", f"{n}, a function inside the CPython interpreter.", member=n, language="native")
+        if n in _PROCESS_START or n.startswith(("__libc", "pthread", "clone")):
+            return sym("native", f"{n}, process or thread start-up code in the C library.", member=n, language="native")
         return sym(
             "function",
-            f"{n}, a module-level function (def {n}(), not inside a class).",
+            f"{n}, a function outside any class: in Python a module-level def {n}(), "
+            "in native code a plain C function.",
             member=n,
-            language=lang or "python",
+            language="",
         )
     return sym("function", "a function frame as the profiler named it.")
 
