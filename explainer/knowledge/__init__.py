@@ -1,0 +1,37 @@
+"""Curated GPU-memory knowledge: what a frame is, which category of memory it stands for, which
+knob changes it, and what the values of a profile type mean.
+
+- :mod:`.classify`: frame name -> :class:`Entry` (data in ``frames.toml``, ``categories.toml``)
+- :mod:`.attribution`: per-stack categories, the category breakdown and allocation sites
+- :mod:`.semantics`: what a sample type's values mean, with the caveats a reader needs
+"""
+
+from explainer.knowledge.attribution import (
+    CategoryShare,
+    Site,
+    allocation_sites,
+    category_breakdown,
+    format_breakdown,
+    stack_categories,
+)
+from explainer.knowledge.classify import Action, Category, Entry, categories, classify, describe, label, lookup
+from explainer.knowledge.semantics import Semantics, semantics
+
+__all__ = [
+    "Action",
+    "Category",
+    "CategoryShare",
+    "Entry",
+    "Semantics",
+    "Site",
+    "allocation_sites",
+    "categories",
+    "category_breakdown",
+    "classify",
+    "describe",
+    "format_breakdown",
+    "label",
+    "lookup",
+    "semantics",
+    "stack_categories",
+]

@@ -1,0 +1,219 @@
+"""Frame name -> curated knowledge: category, explanation, the knobs that change it.
+
+The data lives in ``frames.toml`` and ``categories.toml`` inside the package, loaded once with
+:mod:`tomllib` through :mod:`importlib.resources` (so it works from a wheel or a zip) and
+compiled once. A name nobody curated falls back to what its *shape* says
+(:func:`explainer.symbols.decode`): raw addresses are unresolved native code, the trampoline
+and ``_Py*`` functions are the interpreter, anything else is application code. Nothing is
+invented for unknown names: :func:`describe` then returns the symbol convention only.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any
+
+from explainer.symbols import clean, decode, explain_symbol
+
+ROLES = ("site", "phase", "layer", "orchestrator", "wrapper", "runtime")
+UNRESOLVED = "unresolved"
+INTERPRETER = "interpreter"
+OTHER = "other/application"
+ALLOCATOR = "allocator/driver"
+
+FRAMEWORKS = {
+    "vllm": "vLLM",
+    "vllm-v0": "vLLM V0 engine",
+    "vllm-v1": "vLLM V1 engine",
+    "pytorch": "PyTorch",
+    "transformers": "Hugging Face transformers",
+    "accelerate": "Hugging Face accelerate",
+    "bitsandbytes": "bitsandbytes",
+    "cpython": "CPython",
+    "libc": "C library",
+    "cuda": "CUDA",
+    "nccl": "NCCL",
+    "triton": "Triton",
+}
+
+# a leading module path (``vllm.v1.worker.gpu_model_runner.``) is dropped one lowercase part at a
+# time; a capitalised part is a class and ends the stripping, so ``Foo.forward`` never shrinks
+# to a bare ``forward`` that would match unrelated entries
+_MODULE_PART = re.compile(r"^[a-z_][a-z0-9_]*$")
+# the common shapes of raw addresses (a subset of what explainer.symbols.decode calls an address),
+# tested first because unsymbolized profiles can intern hundreds of thousands of them
+_RAW_ADDRESS = re.compile(r"^(?:0x[0-9a-fA-F]+|[\w.-]+\+0x[0-9a-fA-F]+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    knob: str
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    id: str
+    label: str
+    description: str
+    runtime: bool  # looked through by attribution: never decides what memory is for
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    pattern: str
+    category: str
+    role: str
+    framework: str
+    explanation: str
+    actions: tuple[Action, ...]
+    source: str
+
+    @property
+    def label(self) -> str:
+        return categories()[self.category].label
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    exact: dict[str, Entry]
+    regexes: tuple[tuple[re.Pattern[str], Entry], ...]
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = resources.files("explainer.knowledge").joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@cache
+def categories() -> dict[str, Category]:
+    """Every category by id, in report order."""
+    out: dict[str, Category] = {}
+    for raw in _load("categories.toml")["category"]:
+        cat = Category(str(raw["id"]), str(raw["label"]), str(raw["description"]), bool(raw.get("runtime", False)))
+        out[cat.id] = cat
+    return out
+
+
+def _entry(raw: dict[str, Any], known: dict[str, Category]) -> Entry:
+    pattern, category = str(raw["pattern"]), str(raw["category"])
+    if category not in known:
+        raise ValueError(f"frames.toml: {pattern!r} has unknown category {category!r}")
+    role = str(raw.get("role") or ("runtime" if known[category].runtime else "site"))
+    if role not in ROLES:
+        raise ValueError(f"frames.toml: {pattern!r} has unknown role {role!r}")
+    framework = str(raw["framework"])
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"frames.toml: {pattern!r} has unknown framework {framework!r}")
+    actions = tuple(Action(str(a["knob"]), str(a["effect"])) for a in raw.get("actions", []))
+    return Entry(pattern, category, role, framework, str(raw["explanation"]), actions, str(raw["source"]))
+
+
+@cache
+def _table() -> _Table:
+    known = categories()
+    exact: dict[str, Entry] = {}
+    regexes: list[tuple[re.Pattern[str], Entry]] = []
+    for raw in _load("frames.toml")["frame"]:
+        entry = _entry(raw, known)
+        if entry.pattern.startswith("^"):
+            regexes.append((re.compile(entry.pattern), entry))
+        elif exact.setdefault(entry.pattern, entry) is not entry:
+            raise ValueError(f"frames.toml: {entry.pattern!r} is listed twice")
+    return _Table(exact, tuple(regexes))
+
+
+def entries() -> tuple[Entry, ...]:
+    """Every curated entry, exact ones first."""
+    table = _table()
+    return (*table.exact.values(), *(e for _, e in table.regexes))
+
+
+def candidates(name: str) -> list[str]:
+    """The normalised forms of ``name`` to match: ``Foo > bar`` -> ``Foo.bar``, module path dropped."""
+    n = name.strip()
+    for sep in (" > ", " / "):
+        n = n.replace(sep, ".")
+    out = [n]
+    if "::" in n or " " in n:
+        return out
+    parts = n.split(".")
+    for i in range(1, len(parts)):
+        if not _MODULE_PART.match(parts[i - 1]):
+            break
+        out.append(".".join(parts[i:]))
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def lookup(name: str) -> Entry | None:
+    """The curated entry for a frame name, or None when nobody curated it."""
+    if _RAW_ADDRESS.match(name):
+        return None
+    table = _table()
+    forms = candidates(name)
+    for form in forms:
+        hit = table.exact.get(form)
+        if hit is not None:
+            return hit
+    if decode(name).kind in ("address", "unknown", "other", "elided", "root"):
+        return None  # shapes that carry no name worth matching (and would cost a regex scan)
+    for form in forms:
+        for regex, entry in table.regexes:
+            if regex.match(form):
+                return entry
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def traits(name: str) -> tuple[str, str]:
+    """``(category, role)`` of any frame; ``role`` is ``app`` for uncurated application frames
+    and ``skip`` for markers that are no frame at all (Pyroscope's ``other``, elided stacks)."""
+    if _RAW_ADDRESS.match(name):
+        return UNRESOLVED, "runtime"
+    entry = lookup(name)
+    if entry is not None:
+        return entry.category, entry.role
+    kind = decode(name).kind
+    if kind in ("address", "unknown"):
+        return UNRESOLVED, "runtime"
+    if kind == "trampoline":
+        return INTERPRETER, "runtime"
+    if kind in ("other", "elided", "root"):
+        return OTHER, "skip"
+    return OTHER, "app"
+
+
+def is_unresolved(name: str) -> bool:
+    """A raw address or an unknown frame (``decode`` kinds ``address``/``unknown``), fast."""
+    return bool(_RAW_ADDRESS.match(name)) or decode(name).kind in ("address", "unknown")
+
+
+def classify(name: str) -> str:
+    """The category id of a frame name (curated, or from the symbol convention)."""
+    return traits(name)[0]
+
+
+def label(category: str) -> str:
+    """The human label of a category id (``kv-cache`` -> ``KV cache``)."""
+    cat = categories().get(category)
+    return cat.label if cat else category
+
+
+def describe(name: str) -> str:
+    """One paragraph for "What is X?": category, explanation, knobs and source when curated;
+    otherwise exactly the symbol-convention sentence, so nothing is invented."""
+    entry = lookup(name)
+    if entry is None:
+        return explain_symbol(name)
+    where = FRAMEWORKS[entry.framework]
+    lines = [f"`{clean(name)}` ({where}) — category: {entry.label}. {entry.explanation}"]
+    if entry.actions:
+        lines.append("What changes it:")
+        lines += [f"  - {a.knob}: {a.effect}" for a in entry.actions]
+    lines.append(f"Source: {entry.source}")
+    return "\n".join(lines)

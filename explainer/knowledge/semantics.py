@@ -1,0 +1,129 @@
+"""What the values of a profile mean, and what a reader must keep in mind.
+
+The same flame graph reads differently per sample type: the AKS GPU profiler's ``malloc``/
+``bytes`` counts every byte requested from the CUDA driver while it ran (frees are not
+subtracted, earlier allocations are missing), ``inuse_space`` is a snapshot of live memory,
+``cpu`` is time. Every explanation and report starts from :func:`semantics`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer import units
+from explainer.analysis.functions import leaf_ids
+from explainer.knowledge.attribution import category_breakdown
+from explainer.knowledge.classify import ALLOCATOR, UNRESOLVED, is_unresolved, lookup
+from explainer.model import Profile
+
+UNRESOLVED_HIGH = 0.2  # the share of the total at which unresolved symbols change the reading
+
+AKS_SOURCE = "https://learn.microsoft.com/en-us/azure/aks/gpu-profiling"
+
+_MEANINGS: dict[tuple[str, str], str] = {
+    ("malloc", "bytes"): "cumulative bytes of GPU memory requested from the CUDA driver (cuMemAlloc* calls) by each "
+    "call stack while the profiler ran",
+    ("alloc_space", "bytes"): "cumulative bytes allocated by each call stack during the profile, including memory "
+    "freed since",
+    ("alloc_objects", "count"): "the number of allocations each call stack made during the profile",
+    ("inuse_space", "bytes"): "bytes in use (allocated, not yet freed) when the profile was taken, by the call stack "
+    "that allocated them",
+    ("inuse_objects", "count"): "the number of allocations still live when the profile was taken",
+    ("cpu", "nanoseconds"): "CPU time spent in each call stack",
+    ("samples", "count"): "the number of profiler samples that hit each call stack (proportional to time)",
+    ("wall", "nanoseconds"): "wall-clock time in each call stack, including time spent waiting (I/O, locks, sleep)",
+    ("contentions", "count"): "how many times each call stack waited for a lock",
+    ("delay", "nanoseconds"): "time each call stack spent waiting for locks",
+}
+
+_CUMULATIVE = (
+    "These are bytes allocated, not memory in use: frees are not subtracted, so memory freed and allocated again "
+    "counts every time, and the total can exceed the memory the GPU has."
+)
+_BEFORE_START = (
+    "Allocations made before profiling started are missing. vLLM reserves its weights and KV cache once at "
+    "start-up, so enable profiling before the workload starts (or restart the workload) to see them."
+)
+_DRIVER_ONLY = (
+    "Only requests that reach the CUDA driver are counted: tensors PyTorch's caching allocator serves from memory "
+    "it already holds add nothing, and memory mapped through cuMemCreate (PyTorch's expandable segments) is not "
+    "among the hooked allocation calls."
+)
+_SNAPSHOT = "A snapshot of live memory: memory allocated and freed before it was taken does not appear."
+
+
+@dataclass(frozen=True, slots=True)
+class Semantics:
+    sample_type: str  # ``type/unit``
+    meaning: str  # one phrase: what a value is
+    caveats: tuple[str, ...]  # sentences a reader must keep in mind, most important first
+    gpu: bool  # CUDA allocation frames are present: the bytes are GPU memory
+    unresolved_share: float  # share of the total whose leaf frame is an unresolved address
+    source: str = ""  # documentation the meaning rests on, when there is one
+
+
+def unresolved_leaf_share(profile: Profile) -> float:
+    """Share of the total whose leaf is a raw address or an unknown frame."""
+    if not profile.total:
+        return 0.0
+    unresolved = np.fromiter((is_unresolved(n) for n in profile.names), dtype=bool, count=len(profile.names))
+    return float(profile.values[unresolved[leaf_ids(profile)]].sum()) / profile.total
+
+
+def _has_cuda_frames(profile: Profile) -> bool:
+    for name in profile.names:
+        entry = lookup(name)
+        if entry is not None and entry.category == ALLOCATOR and entry.framework in ("cuda", "pytorch"):
+            return True
+    return False
+
+
+def _unresolved_caveat(profile: Profile, leaf_share: float) -> str | None:
+    if leaf_share < UNRESOLVED_HIGH:
+        return None
+    share = units.format_share(leaf_share, 1)
+    hidden = sum(c.share for c in category_breakdown(profile) if c.category == UNRESOLVED)
+    if hidden < UNRESOLVED_HIGH:
+        # addresses inside the driver or libraries, below named application frames: still readable
+        return (
+            f"{share} of the total ends in raw addresses (native code without symbols), but named application "
+            f"frames sit above most of them, so the breakdown by purpose is not affected "
+            f"(only {units.format_share(hidden, 1)} has no named caller)."
+        )
+    return (
+        f"{share} of the total ends in raw addresses: native code whose symbols were not resolved. On a first "
+        f"profiling run symbols may not be resolved yet; run the workload again and profile the new run "
+        f"({units.format_share(hidden, 1)} of the total has no named caller at all)."
+    )
+
+
+def semantics(profile: Profile) -> Semantics:
+    """What ``profile``'s values mean and the caveats that apply to it."""
+    st = profile.sample_type
+    key = (st.type, st.unit)
+    gpu = _has_cuda_frames(profile)
+    meaning = _MEANINGS.get(key) or f"values of {st.type!r}, in {st.unit}"
+    caveats: list[str] = []
+    source = ""
+    leaf_share = unresolved_leaf_share(profile)
+    symbols = _unresolved_caveat(profile, leaf_share)
+    serious = symbols is not None and "run the workload again" in symbols
+    if key == ("malloc", "bytes"):
+        # readers often take only the first few: unresolved symbols that hide callers outrank the
+        # finer point about which calls the hooks see
+        caveats += [_CUMULATIVE, _BEFORE_START]
+        if serious and symbols:
+            caveats.append(symbols)
+        caveats.append(_DRIVER_ONLY)
+        gpu, source = True, AKS_SOURCE
+    elif st.type.startswith("alloc_"):
+        caveats.append(_CUMULATIVE if st.unit == "bytes" else "Each allocation counts once, freed or not.")
+        if gpu:
+            meaning += " (GPU memory: CUDA allocation frames are present)"
+    elif st.type.startswith("inuse_"):
+        caveats.append(_SNAPSHOT)
+    if symbols and symbols not in caveats:
+        caveats.append(symbols)
+    return Semantics(str(st), meaning, tuple(caveats), gpu, leaf_share, source)
