@@ -18,6 +18,7 @@
     │   └── QueryError             the query itself is invalid (time range, selector)
     ├── AnalysisError              a valid profile, but the question cannot be answered
     │   └── NoSuchFunctionError    a name or pattern matches no function
+    ├── OutputError                a result could not be written (the previous file is left as it was)
     └── ModelError                 the language-model layer failed
         ├── ModelUnavailableError  not configured, unreachable, rate-limited, timed out
         └── ModelResponseError     the model answered with something unusable
@@ -114,6 +115,10 @@ class AnalysisError(ExplainerError):
 
 class NoSuchFunctionError(AnalysisError):
     hint = "use 'explainer analyze' to list the functions in this profile"
+
+
+class OutputError(ExplainerError):
+    hint = "check the path and that its directory is writable"
 
 
 class ModelError(ExplainerError):

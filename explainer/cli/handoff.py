@@ -1,0 +1,154 @@
+"""``explainer handoff SOURCE``: the on-call handoff report, as Markdown, to stdout or ``-o FILE``.
+
+``-o`` writes a temporary file beside the target and renames it over the target only once the
+whole report is written and flushed, so a failure (a bad query, a full disk, Ctrl-C) never
+leaves a half-written report or destroys the previous one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from explainer.analysis.peak import Window, find_peak
+from explainer.analysis.summary import Options, summarize
+from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
+from explainer.cli.diff import load_server_baseline as _server_baseline
+from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.errors import OutputError, QueryError
+from explainer.model import Profile
+from explainer.readers import read_path
+from explainer.report.handoff import handoff_markdown
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "handoff",
+        help="an on-call handoff report (Markdown): what is big, what changed, what to do next",
+        description="Write a one-page Markdown report for an on-call handoff: scope, headline numbers, top "
+        "consumers and their chains, changes against a baseline, what to ignore, next steps, coverage and "
+        "a reproducibility line. Offline the report is deterministic.",
+    )
+    add_source_arguments(p, optional=True)
+    p.add_argument("--baseline", metavar="SOURCE", help="a baseline profile file to compare against")
+    add_baseline_server_arguments(p)
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.add_argument("--top", type=int, default=5, metavar="N", help="rows per table (default 5)")
+    add_diff_options(p)
+    p.add_argument("--at-peak", action="store_true", help="with --server: analyse the step where the series peaks")
+    p.add_argument("--peak-around", type=int, default=0, metavar="STEPS", help="widen the peak window by STEPS")
+    p.add_argument("--grafana-url", metavar="URL", help="Grafana base URL, for a link that opens the same query")
+    p.add_argument(
+        "--grafana-datasource", metavar="UID",
+        help="uid of Grafana's Pyroscope data source (default local-pyroscope, as the AKS GPU-profiling guide sets up)",
+    )
+    p.add_argument(
+        "--llm", choices=("auto", "offline"), default="auto",
+        help="auto: add a verified model summary when a model is configured; offline: never (default auto)",
+    )
+    p.set_defaults(run=run)
+
+
+def llm_settings(mode: str) -> Any:
+    """The configured model's settings, or None (offline, or explainer.explain not installed)."""
+    if mode == "offline":
+        return None
+    try:
+        from explainer.explain import LlmSettings
+    except ImportError:
+        return None
+    settings = LlmSettings.from_env()
+    return settings if settings.configured else None
+
+
+def peak_window(args: argparse.Namespace) -> Window:
+    """Find the peak of the query's series (SelectSeries) and narrow ``args``' window to it."""
+    import requests
+
+    from explainer.cli.server_args import client_from_args, selector_from_args, window_from_args
+    from explainer.pyroscope import Query
+
+    window = window_from_args(args)
+    with requests.Session() as session:
+        client = client_from_args(args, session)
+        profile_type = client.resolve_type(args.profile_type, window)
+        query = Query(profile_type, selector_from_args(args), window)
+        peak = find_peak(client, query, window.start_ms, window.end_ms, around=args.peak_around)
+    args.start, args.end = str(peak.start_ms), str(peak.end_ms)  # Unix ms, read back by --from/--until
+    return peak
+
+
+def load_source(args: argparse.Namespace) -> tuple[Profile, Window | None]:
+    if not args.at_peak:
+        return load_profile(args), None
+    if not getattr(args, "server", None):
+        raise QueryError("--at-peak needs --server: the peak is found in the server's time series")
+    peak = peak_window(args)
+    return load_profile(args), peak
+
+
+def load_baseline(args: argparse.Namespace) -> Profile | None:
+    if args.baseline:
+        return read_path(args.baseline, read_options(args))
+    if getattr(args, "server", None) and has_server_baseline(args):
+        return _server_baseline(args)
+    return None
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same directory and an atomic rename."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        mode = target.stat().st_mode & 0o777  # keep an existing report's permissions
+    except FileNotFoundError:
+        mode = 0o644
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.top < 1:
+        raise QueryError("--top must be at least 1")
+    if args.peak_around < 0:
+        raise QueryError("--peak-around must be 0 or more steps")
+    baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
+    profile, peak = load_source(args)
+    summary = summarize(profile, Options(top=args.top))
+    report = handoff_markdown(
+        profile,
+        baseline,
+        summary=summary,
+        llm_settings=llm_settings(args.llm),
+        top=args.top,
+        floor=floor_from(args),
+        grafana_url=args.grafana_url,
+        grafana_datasource=args.grafana_datasource,
+        peak=peak,
+    )
+    if args.output:
+        write_atomic(args.output, report)
+    else:
+        out.write(report)
+    return 0

@@ -1,0 +1,239 @@
+"""The on-call handoff report: one page of Markdown that pastes into a ticket or chat.
+
+Sections: scope, headline, top consumers (self), responsible chains (total), changes against a
+baseline, what can be ignored, next steps, coverage and truncation, reproducibility. Offline
+the report is a pure function of its inputs: no clock is read (``now`` is printed only when
+passed in) and every number comes from the analyzer. With a model configured a short summary
+goes on top, always shown with its verification status; a summary that fails verification is
+left out and the report says so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from explainer import __version__, units
+from explainer.analysis.chain import Chain
+from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
+from explainer.analysis.filters import TRAMPOLINE
+from explainer.analysis.functions import top as top_list
+from explainer.analysis.peak import Window
+from explainer.analysis.summary import Options, Summary, summarize
+from explainer.errors import ExplainerError
+from explainer.model import Profile
+from explainer.report import handoff_parts as parts
+from explainer.report.analyze import coverage_sentence, md_cell, truncation_notes
+from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
+from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
+
+MAX_CHAIN_STEPS = 8
+SUMMARY_QUESTION = (
+    "Write a short on-call handoff summary of this profile (at most four sentences): what uses the most, "
+    "what is responsible, and what to look at first. Use only numbers from the profile."
+)
+
+
+def handoff_markdown(
+    profile: Profile,
+    baseline: Profile | None = None,
+    *,
+    summary: Summary | None = None,
+    llm_settings: Any = None,
+    now: datetime | None = None,
+    top: int = 5,
+    floor: NoiseFloor | None = None,
+    grafana_url: str | None = None,
+    grafana_datasource: str | None = None,
+    peak: Window | None = None,
+) -> str:
+    """The handoff report for ``profile`` (and what changed since ``baseline``), as Markdown.
+
+    ``summary`` is an already computed analysis of ``profile`` (its options, such as focus, are
+    kept); ``llm_settings`` (``explainer.explain.LlmSettings``) asks the configured model for a
+    verified summary on top; ``now`` is printed as the generation time when given; ``peak`` says
+    the window was chosen at the peak of the series (``--at-peak``).
+    """
+    summary = summary or summarize(profile, Options(top=top))
+    diff = diff_profiles(baseline, summary.profile, floor) if baseline is not None else None
+    out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
+    out += model_summary(summary.profile, llm_settings, baseline)
+    meaning = values_meaning(summary.profile)
+    out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
+    if peak is not None:
+        out.insert(-1, parts.peak_line(peak, summary.unit))
+    out += headline_section(summary, diff)
+    if summary.total:
+        out += consumers_section(summary, top)
+        out += chains_section(summary, top)
+    if diff is not None:
+        out += changes_section(diff, top)
+    out += ignore_section(summary)
+    out += parts.next_steps(summary, diff, meaning, grafana_url is not None)
+    out += coverage_section(summary, diff, meaning, top)
+    out += reproduce_section(summary.profile, baseline, now)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def model_summary(profile: Profile, llm_settings: Any, baseline: Profile | None = None) -> list[str]:
+    """The model's summary with its verification status; nothing offline or when no model is configured."""
+    if llm_settings is None:
+        return []
+    try:
+        from explainer.explain import Conversation
+    except ImportError:
+        return []
+    try:
+        answer = Conversation(profile, settings=llm_settings, mode="llm", baseline=baseline).ask(SUMMARY_QUESTION)
+    except ExplainerError as exc:  # the summary is an extra: a failing model never costs the report
+        return [f"> No model summary: {parts.md_text(str(exc), 300)}", ""]
+    if getattr(answer, "mode", "") != "llm":  # the offline fallback answered: the report already says it all
+        notice = str(getattr(answer, "notice", "") or "the model did not answer")
+        return [f"> No model summary: {parts.md_text(notice, 300)}", ""]
+    status, ok = parts.verification_status(getattr(answer, "verification", None))
+    if getattr(answer, "incomplete", False):
+        status, ok = "the answer was cut short", False
+    if not ok:
+        return [f"> A model summary was written but left out: {status}.", ""]
+    body = [f"> {line}".rstrip() for line in parts.plain_markdown(str(answer.markdown)).splitlines()]
+    return ["**Summary** (written by a language model; " + status + ")", "", *body, ""]
+
+
+def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, datasource: str | None) -> list[str]:
+    query = parse_query(profile) if profile.source.kind == "pyroscope" else None
+    src = profile.source
+    out = ["## Scope", "", f"- Source: {src.kind} {md_cell(src.location or '(unnamed)')} ({src.format})"]
+    who = parts.labels_text(profile, query)
+    if who:
+        out.append(f"- Service / pod: {who}")
+    out.append(f"- Profile type: `{profile.sample_type}`: {meaning.text}.")
+    out += [f"  - {c}" for c in meaning.caveats]
+    out.append(f"- Window: {window_text(profile, query)}")
+    if src.query:
+        out.append(f"- Query: {parts.code_span(src.query)}")
+    out += parts.grafana_lines(query, grafana_url, datasource)
+    return [*out, ""]
+
+
+def headline_section(summary: Summary, diff: Diff | None) -> list[str]:
+    unit, total = summary.unit, summary.total
+    out = [
+        "## Headline",
+        "",
+        f"- Total **{units.format_value(total, unit)}** in {summary.profile.stack_count:,} stacks, "
+        f"{summary.stats.function_count:,} functions.",
+    ]
+    if summary.top_self.rows:
+        r = summary.top_self.rows[0]
+        out.append(
+            f"- Biggest consumer: {md_cell(r.name)}, **{units.format_value(r.self, unit)}** self "
+            f"({units.format_share(r.self, total)} of the total)."
+        )
+    responsible = parts.most_responsible(summary)
+    if responsible is not None:
+        out.append(
+            f"- Most responsible (the widest bar where the stacks branch): {md_cell(responsible.name)}, "
+            f"{units.format_value(responsible.total, unit)} total ({units.format_share(responsible.total, total)})."
+        )
+    out += parts.category_lines(summary.profile)
+    if diff is not None:
+        regress = diff.regressions("self")
+        lead = "; no significant regression"
+        if regress:
+            lead = f"; biggest regression {md_cell(regress[0].name)} ({signed(regress[0].delta(), unit)})"
+        out.append(f"- Against the baseline: {total_sentence(diff)}{lead}.")
+    if not total:
+        out.append("- Every value is zero for this sample type: there is nothing to rank.")
+    return [*out, ""]
+
+
+def consumers_section(summary: Summary, top: int) -> list[str]:
+    unit, total = summary.unit, summary.total
+    shown = top_list(summary.stats, "self", top)  # a passed-in summary may hold more rows than we show
+    out = [
+        "## Top consumers (self)",
+        "",
+        f"_{coverage_sentence(shown)}_",
+        "",
+        "| # | function | self | share | what it is |",
+        "|---:|---|---:|---:|---|",
+    ]
+    for i, r in enumerate(shown.rows, 1):
+        out.append(
+            f"| {i} | {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
+            f"{parts.what_it_is(r.name)} |"
+        )
+    sites = parts.sites_line(summary, top)
+    return [*out, *(["", *sites] if sites else []), ""]
+
+
+def chains_section(summary: Summary, top: int) -> list[str]:
+    """How the top consumers are reached: the heaviest chain to each, common entry frames folded."""
+    chains = parts.chains_to(summary, min(top, 3))
+    if not chains:
+        return []
+    common = parts.common_prefix(chains)
+    out = ["## Responsible chains (total)", ""]
+    if common:
+        names = " → ".join(md_cell(s.name) for s in common)
+        out += [f"Every chain below starts {names}; read each from the entry point up.", ""]
+    out += [f"{i}. {_chain_line(chain, len(common), summary.unit, summary.total)}" for i, chain in enumerate(chains, 1)]
+    return [*out, ""]
+
+
+def _chain_line(chain: Chain, skip: int, unit: str, total: int) -> str:
+    steps = [s for s in chain.steps[skip:] if s.name != TRAMPOLINE] or list(chain.steps[-1:])
+    names = [md_cell(s.name) for s in steps]
+    if len(names) > MAX_CHAIN_STEPS:  # keep where it enters (the phase) and where it ends (the site)
+        hidden = len(names) - MAX_CHAIN_STEPS + 1
+        names = [*names[:2], f"… {hidden} more …", *names[-(MAX_CHAIN_STEPS - 3) :]]
+    value = f"**{units.format_value(chain.value, unit)}** ({units.format_share(chain.value, total)})"
+    if chain.value < chain.target_total:
+        value += f" of its {units.format_value(chain.target_total, unit)}"
+    return f"{value} via {' → '.join(names)}"
+
+
+def changes_section(diff: Diff, top: int) -> list[str]:
+    out = ["## Changes against the baseline", "", f"- {total_sentence(diff)[0].upper()}{total_sentence(diff)[1:]}."]
+    out += [f"- Noise floor: {floor_sentence(diff)}.", ""]
+    out += changes_table(diff, top)
+    bullets = presence_bullets(diff, top)
+    if bullets:
+        out += ["", *bullets]
+    if diff.chain is not None:
+        where = "new profile" if diff.chain_side == "after" else "baseline"
+        out += ["", f"Chain to the biggest change ({where}): " + " → ".join(md_cell(s.name) for s in diff.chain.steps)]
+    return [*out, ""]
+
+
+def ignore_section(summary: Summary) -> list[str]:
+    lines = parts.ignorable(summary)
+    return ["## What can be ignored", "", *lines, ""] if lines else []
+
+
+def coverage_section(summary: Summary, diff: Diff | None, meaning: Meaning, top: int) -> list[str]:
+    shown = coverage_sentence(top_list(summary.stats, "self", top))
+    out = ["## Coverage and truncation", "", f"- Top consumers: {shown}."]
+    notes = truncation_notes(summary)
+    if meaning.unresolved:  # the knowledge base's note says more than the generic one (is it fatal?)
+        notes = [n for n in notes if "unresolved native addresses" not in n] + [meaning.unresolved]
+    if diff is not None:
+        notes += list(diff.notes)
+    out += [f"- {n[0].upper()}{n[1:]}" + ("" if n.endswith(".") else ".") for n in notes]
+    if not notes:
+        out.append("- Nothing was truncated: every stack of the input is counted.")
+    return [*out, ""]
+
+
+def reproduce_section(profile: Profile, baseline: Profile | None, now: datetime | None) -> list[str]:
+    digest, of = input_digest(profile)
+    line = f"- Input sha256 `{digest}` ({of})"
+    if baseline is not None:
+        line += f"; baseline sha256 `{input_digest(baseline)[0]}`"
+    out = ["## Reproducibility", "", line + ".", f"- explainer {__version__}; numbers from the deterministic analyzer."]
+    if now is not None:
+        out.append(f"- Generated {now.isoformat(timespec='seconds')}.")
+    return [*out, ""]
+

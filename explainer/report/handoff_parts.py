@@ -1,0 +1,286 @@
+"""Pieces of the handoff report that are not sections: names, labels, chains, knowledge look-ups.
+
+``explainer.knowledge`` and ``explainer.explain`` are optional here: every look-up checks the
+shape of what it gets back and falls back to the symbol conventions, so the report never
+depends on their being installed and never prints a half-understood object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from explainer import units
+from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
+from explainer.analysis.diff import Diff
+from explainer.analysis.filters import TRAMPOLINE
+from explainer.analysis.functions import TopRow, ranked, top
+from explainer.analysis.peak import Window
+from explainer.analysis.summary import Summary
+from explainer.errors import NoSuchFunctionError
+from explainer.model import Profile
+from explainer.report.analyze import md_cell
+from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
+from explainer.symbols import clean, decode
+
+try:  # optional: without the knowledge base the symbol conventions explain each frame
+    from explainer import knowledge as _kb
+    from explainer.knowledge import Entry
+    from explainer.knowledge.classify import ALLOCATOR
+except ImportError:  # pragma: no cover - depends on the build
+    _kb = None  # type: ignore[assignment]
+
+MAX_LABELS = 6
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+_SELECTOR_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
+
+
+def md_text(text: str, limit: int = 200) -> str:
+    """Untrusted prose for Markdown: cleaned, capped, every character that could format escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", clean(text, limit))
+
+
+def code_span(text: str, limit: int = 600) -> str:
+    """Untrusted text as one exact code span: the fence is longer than any backtick run inside it."""
+    safe = clean(text, limit)
+    runs = [len(r) for r in re.findall(r"`+", safe)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if safe.startswith("`") or safe.endswith("`") else ""
+    return f"{fence}{pad}{safe}{pad}{fence}"
+
+
+def title(profile: Profile) -> str:
+    return md_cell(profile.source.location or profile.source.kind)
+
+
+def labels_text(profile: Profile, query: Query | None) -> str:
+    """``key=value`` pairs from the profile's labels and the query's selector, private ones left out."""
+    pairs = [(k, "=", v) for k, v in profile.labels if not k.startswith("__")]
+    if query is not None:
+        matches = _SELECTOR_LABEL.finditer(query.selector)
+        pairs += [(m.group(1), m.group(2), m.group(3)) for m in matches if not m.group(1).startswith("__")]
+    seen: list[str] = []
+    for key, op, value in pairs:
+        item = md_cell(f"{key}{op}{value}")
+        if item not in seen:
+            seen.append(item)
+    more = f" and {len(seen) - MAX_LABELS} more" if len(seen) > MAX_LABELS else ""
+    return ", ".join(seen[:MAX_LABELS]) + more
+
+
+def grafana_lines(query: Query | None, grafana_url: str | None, datasource: str | None) -> list[str]:
+    if query is None:
+        return []
+    if grafana_url:
+        url = explore_url(grafana_url, query, datasource_uid=datasource or DEFAULT_DATASOURCE_UID)
+        return [f"- Grafana: [open this query and window in Explore]({url})"]
+    start = str(query.start_ms) if query.start_ms is not None else query.start_text or "now-1h"
+    end = str(query.end_ms) if query.end_ms is not None else query.end_text or "now"
+    return [
+        f"- Grafana (no --grafana-url given): in Explore, pick the Pyroscope data source, profile type "
+        f"{md_cell(query.profile_type)}, label selector {md_cell(query.selector)}, time range `{start}` to `{end}`."
+    ]
+
+
+def peak_line(peak: Window, unit: str) -> str:
+    when = datetime.fromtimestamp(peak.peak_ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return (
+        f"- Peak: the window is the step where the series peaked ({units.format_value(peak.peak_value, unit)} "
+        f"per {units.format_duration_ns(peak.step_ms * 10**6)} step at {when})."
+    )
+
+
+def _lookup(name: str) -> Entry | None:
+    return _kb.lookup(name) if _kb is not None else None
+
+
+def is_runtime(name: str) -> bool:
+    """Allocator, driver, interpreter or unresolved frames: they carry requests made elsewhere."""
+    if _kb is None:
+        return False
+    category = _kb.categories().get(_kb.classify(name))
+    return bool(category and category.runtime)
+
+
+def is_allocator(name: str) -> bool:
+    """The CUDA caching allocator and driver: the widest leaves of a symbolized GPU-memory profile."""
+    return _kb is not None and _kb.classify(name) == ALLOCATOR
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """The first sentence, cut at a clause boundary (or a word) when it is still long."""
+    head, dot, _ = text.partition(". ")
+    text = head + "." if dot else text
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(sep, 0, limit) for sep in ("; ", ", ", ": ", " ("))
+    if cut < limit // 3:
+        cut = text.rfind(" ", 0, limit)
+    return text[:cut].rstrip(" ,;:") + "…"
+
+
+def what_it_is(name: str) -> str:
+    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's."""
+    entry = _lookup(name)
+    if entry is not None and entry.explanation:
+        return md_text(f"{entry.label}: {_short(entry.explanation)}", 200)
+    return md_text(decode(name).meaning, 160)
+
+
+def actions(name: str) -> list[str]:
+    """``knob: effect`` for each curated action on this frame."""
+    entry = _lookup(name)
+    return [f"{a.knob}: {a.effect}" for a in entry.actions] if entry is not None else []
+
+
+def category_lines(profile: Profile) -> list[str]:
+    """``- By category: KV cache 73.8%, ...`` from the knowledge base, when it is installed."""
+    if _kb is None or not profile.total or units.kind_of(profile.unit) != "bytes":
+        return []  # the categories are kinds of (GPU) memory: they say nothing about time
+    shares = _kb.category_breakdown(profile)
+    return [f"- By category: {md_text(_kb.format_breakdown(shares), 400)}."] if shares else []
+
+
+def sites_line(summary: Summary, n: int) -> list[str]:
+    """Where the top consumers are allocator frames: the application frames that asked for the memory."""
+    if _kb is None or not any(is_allocator(r.name) for r in top(summary.stats, "self", 3).rows):
+        return []
+    sites = _kb.allocation_sites(summary.profile, n)
+    if not sites:
+        return []
+    shown = ", ".join(
+        f"{md_cell(s.name)} {units.format_share(s.share, 1)} ({md_text(_kb.label(s.category), 60)})" for s in sites
+    )
+    return [f"Allocator frames only carry requests; by the nearest application frame that asked: {shown}."]
+
+
+def focus_row(summary: Summary) -> tuple[str, int] | None:
+    """The function to start with: the biggest consumer, or the biggest allocation site if that is the allocator."""
+    rows = summary.top_self.rows
+    if not rows:
+        return None
+    if _kb is not None and is_allocator(rows[0].name):
+        sites = _kb.allocation_sites(summary.profile, 1)
+        if sites and not is_runtime(sites[0].name):
+            return sites[0].name, sites[0].self
+    return rows[0].name, rows[0].self
+
+
+def chains_to(summary: Summary, n: int) -> list[Chain]:
+    """Heaviest chains to the top consumers (to their allocation sites when those are allocator frames)."""
+    names = [r.name for r in top(summary.stats, "self", n).rows]
+    if _kb is not None and any(is_allocator(name) for name in names):
+        names = [s.name for s in _kb.allocation_sites(summary.profile, n)] or names
+    out: list[Chain] = []
+    for name in names:
+        fid = summary.profile.function_id(name)
+        if fid is None:
+            continue
+        try:
+            out.append(heaviest_chain(summary.profile, summary.stats, fid))
+        except NoSuchFunctionError:  # reached only off the widest path: leave it out, do not guess
+            continue
+    return out
+
+
+def _skippable(name: str) -> bool:
+    """Frames that say nothing about why: runtime, interpreter and unresolved ones."""
+    kind = decode(name).kind
+    return name == TRAMPOLINE or kind in ("address", "unknown", "module", "other", "elided") or is_runtime(name)
+
+
+def most_responsible(summary: Summary) -> TopRow | None:
+    """The widest application bar that not (nearly) every stack passes through: where the profile branches."""
+    stats = summary.stats
+    for fid in ranked(stats, "total").tolist():
+        s, t = stats.of(fid)
+        if 1000 * t < 999 * summary.total and not _skippable(summary.profile.names[fid]):
+            return TopRow(fid, summary.profile.names[fid], s, t)
+    return None
+
+
+def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
+    """Entry frames every chain shares (never a chain's own target), so each chain line is short."""
+    if len(chains) < 2:
+        return []
+    limit = min(len(c.steps) for c in chains) - 1
+    prefix: list[ChainStep] = []
+    for i in range(limit):
+        step = chains[0].steps[i]
+        if any(c.steps[i].name != step.name for c in chains):
+            break
+        prefix.append(step)
+    return prefix
+
+
+def ignorable(summary: Summary) -> list[str]:
+    stats, total, unit = summary.stats, summary.total, summary.unit
+    out = []
+    zero_self = int(((stats.self_values == 0) & (stats.total_values > 0)).sum())
+    names_of = summary.profile.names
+    # computed here, not taken from summary.orchestrators, whose length follows the caller's --top
+    shown = [i for i in ranked(stats, "total").tolist() if stats.self_values[i] == 0 and names_of[i] != TRAMPOLINE][:5]
+    if shown:
+        names = ", ".join(
+            f"{md_cell(names_of[i])} ({units.format_share(int(stats.total_values[i]), total)})" for i in shown
+        )
+        more = f" and {zero_self - len(shown):,} more" if zero_self > len(shown) else ""
+        out.append(
+            f"- Wide bars with zero self only pass calls on (nothing is {_consumed(unit)} there): {names}{more}."
+        )
+    fid = summary.profile.function_id(TRAMPOLINE)
+    if fid is not None and stats.total_values[fid] > 0:
+        share = units.format_share(int(stats.total_values[fid]), total)
+        out.append(
+            f"- `<interpreter trampoline>` frames ({share} of the total passes through one) are CPython's dispatch "
+            "between Python calls: skip them when reading a chain (`--hide-trampolines` removes them)."
+        )
+    return out
+
+
+def _consumed(unit: str) -> str:
+    return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(unit), "counted")
+
+
+def next_steps(summary: Summary, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
+    steps: list[str] = []
+    unit, total = summary.unit, summary.total
+    focus = focus_row(summary)
+    if focus is not None:
+        name, value = focus
+        steps.append(
+            f"Start with {md_cell(name)} ({units.format_value(value, unit)}, {units.format_share(value, total)}): "
+            "it is where the most is consumed; its chain above says why it runs."
+        )
+        knobs = actions(name)[:3]
+        if knobs:
+            steps.append(f"What changes {md_cell(name)}: " + "; ".join(md_text(k, 200) for k in knobs) + ".")
+    if diff is not None and diff.regressions("self"):
+        c = diff.regressions("self")[0]
+        grew = units.format_value(c.delta(), unit)
+        steps.append(f"Find out why {md_cell(c.name)} grew by {grew} since the baseline.")
+    if meaning.rerun or (_kb is None and summary.unresolved_share >= 0.2):
+        steps.append("Run the workload again and re-profile: the profiler resolves symbols after it has seen it once.")
+    if has_grafana:
+        steps.append("Open the Grafana link above, search for the top function and use Focus block on its chain.")
+    return ["## Suggested next steps", "", *[f"{i}. {s}" for i, s in enumerate(steps, 1)], ""] if steps else []
+
+
+def verification_status(verification: Any) -> tuple[str, bool]:
+    """(sentence, passed) from the explain layer's verification record (``checked``, ``unverified``)."""
+    checked = getattr(verification, "checked", None)
+    unverified = getattr(verification, "unverified", None)
+    if not isinstance(checked, int) or not isinstance(unverified, (list, tuple)):
+        return "verification status unknown", False
+    if unverified:
+        return f"verification failed: {len(unverified)} claim(s) not found in the profile", False
+    return f"verified: all {checked} number(s) checked against the profile", True
+
+
+def plain_markdown(text: str, limit: int = 1200) -> str:
+    """A model's Markdown for a blockquote: cleaned, capped, with raw HTML neutralised."""
+    lines = [clean(line, 400) for line in text.strip().splitlines()[:12]]
+    body = "\n".join(lines)[:limit]
+    return body.replace("<", "&lt;").replace(">", "&gt;")

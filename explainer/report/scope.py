@@ -1,0 +1,157 @@
+"""The scope of a report: where a profile came from, what its values mean, and how to open it again.
+
+Includes the Grafana Explore link for Pyroscope sources. Explore keeps its state in the URL as
+``/explore?schemaVersion=1&panes=<JSON>&orgId=N``; the pane names the datasource and holds the
+Pyroscope query model (``queryType``, ``profileTypeId`` with a lower-case d, ``labelSelector``,
+``groupBy``) and the time range in Unix milliseconds. The JSON is percent-encoded whole, so no
+character of an untrusted selector can end the Markdown link early.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import quote, urlsplit
+
+from explainer import units
+from explainer.errors import QueryError
+from explainer.model import Profile
+
+PYROSCOPE_DATASOURCE_TYPE = "grafana-pyroscope-datasource"
+DEFAULT_DATASOURCE_UID = "local-pyroscope"  # the AKS GPU-profiling guide's datasource uid
+_QUERY = re.compile(r"^\s*(?P<type>[^\s{]+)\s*(?P<selector>\{.*\})?")
+_WINDOW = re.compile(r"(?P<key>from|until|start|end)[=: ]\s*(?P<value>[^\s,;]+)")
+
+_KIND_MEANINGS = {
+    "time": "time spent in each call stack",
+    "bytes": "bytes, by call stack",
+    "count": "a count of samples or events, by call stack",
+}
+
+try:  # the curated knowledge is optional: without it the report says less, never something wrong
+    from explainer import knowledge as _kb
+except ImportError:  # pragma: no cover - depends on the build
+    _kb = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    text: str  # one phrase: what a value counts
+    caveats: tuple[str, ...]  # what a reader must keep in mind (not about symbols)
+    unresolved: str  # the knowledge base's note on unresolved symbols, "" when there is none
+    rerun: bool  # re-profiling would resolve symbols that hide where the resource goes
+
+
+def values_meaning(profile: Profile) -> Meaning:
+    """What a value of this profile counts, and the caveats that go with it."""
+    if _kb is None:
+        kind = units.kind_of(profile.unit)
+        return Meaning(_KIND_MEANINGS[kind], (), "", False)
+    sem = _kb.semantics(profile)
+    text = sem.meaning
+    if text.startswith("values of "):  # a sample type it does not know: the unit still says what is counted
+        text = _KIND_MEANINGS[units.kind_of(profile.unit)]
+    # the knowledge base words its symbol caveat around "raw addresses"; the report puts that one
+    # under coverage, next to the other things that limit what the numbers can say
+    unresolved = [c for c in sem.caveats if "raw addresses" in c]
+    caveats = tuple(c for c in sem.caveats if c not in unresolved)
+    note = unresolved[0] if unresolved else ""
+    return Meaning(text, caveats, note, "run the workload again" in note.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    profile_type: str
+    selector: str
+    start_ms: int | None
+    end_ms: int | None
+    start_text: str  # as written, e.g. "now-1h", when no absolute time is known
+    end_text: str
+
+
+def _ms(text: str) -> int | None:
+    """Unix seconds, milliseconds or nanoseconds (by digit count), or RFC 3339 with a zone; else None."""
+    if not text.isdigit():
+        try:
+            when = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        return int(when.timestamp() * 1000) if when.tzinfo is not None else None
+    value = int(text)
+    return value * 1000 if len(text) <= 10 else value if len(text) <= 13 else value // 10**6
+
+
+def parse_query(profile: Profile) -> Query | None:
+    """The Pyroscope query behind a profile (``type{selector}`` plus window), or None for files."""
+    text = profile.source.query
+    m = _QUERY.match(text) if text else None
+    if not m:
+        return None
+    window = {w.group("key"): w.group("value") for w in _WINDOW.finditer(text[m.end() :])}
+    start_text = window.get("from") or window.get("start") or ""
+    end_text = window.get("until") or window.get("end") or ""
+    start, end = _ms(start_text), _ms(end_text)
+    if start is None and profile.time_ns:
+        start = profile.time_ns // 10**6
+        if end is None and profile.duration_ns:
+            end = (profile.time_ns + profile.duration_ns) // 10**6
+    return Query(m.group("type"), m.group("selector") or "{}", start, end, start_text, end_text)
+
+
+def window_text(profile: Profile, query: Query | None) -> str:
+    start = query.start_ms if query else (profile.time_ns // 10**6 if profile.time_ns else None)
+    end = query.end_ms if query else None
+    if end is None and profile.time_ns and profile.duration_ns:
+        end = (profile.time_ns + profile.duration_ns) // 10**6
+    if start is not None and end is not None:
+        return f"{_utc(start)} to {_utc(end)} ({units.format_duration_ns((end - start) * 10**6)})"
+    if start is not None:
+        return f"from {_utc(start)}"
+    if query and query.start_text:
+        return f"{query.start_text} to {query.end_text or 'now'} (relative to when it was queried)"
+    return "not recorded in the input"
+
+
+def _utc(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def check_base_url(base: str) -> str:
+    parts = urlsplit(base.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+        raise QueryError(f"--grafana-url must be an http(s) URL without credentials, got {base[:80]!r}")
+    if any(ch.isspace() or ch in "()<>\"'" for ch in base.strip()):
+        raise QueryError("--grafana-url must not contain spaces, quotes, brackets or parentheses")
+    return base.strip().rstrip("/")
+
+
+def explore_url(base: str, query: Query, *, datasource_uid: str = DEFAULT_DATASOURCE_UID, org_id: int = 1) -> str:
+    """A Grafana Explore URL that opens the same query and window."""
+    start = str(query.start_ms) if query.start_ms is not None else (query.start_text or "now-1h")
+    end = str(query.end_ms) if query.end_ms is not None else (query.end_text or "now")
+    datasource = {"type": PYROSCOPE_DATASOURCE_TYPE, "uid": datasource_uid}
+    pane = {
+        "datasource": datasource_uid,
+        "queries": [{
+            "refId": "A", "datasource": datasource, "queryType": "profile",
+            "profileTypeId": query.profile_type, "labelSelector": query.selector, "groupBy": [],
+        }],
+        "range": {"from": start, "to": end},
+    }
+    panes = json.dumps({"explainer": pane}, separators=(",", ":"), sort_keys=True)
+    return f"{check_base_url(base)}/explore?schemaVersion=1&panes={quote(panes, safe='')}&orgId={int(org_id)}"
+
+
+def input_digest(profile: Profile) -> tuple[str, str]:
+    """(sha256, what it is of): the input bytes when known, else the profile's folded stacks
+    (demo and server profiles), which identify the same data just as well."""
+    if profile.source.digest:
+        return profile.source.digest, "of the input bytes"
+    h = hashlib.sha256()
+    h.update(f"{profile.sample_type}\n".encode())
+    for stack, value in profile.stacks():
+        h.update(";".join(stack).encode("utf-8", "surrogateescape") + f" {value}\n".encode())
+    return h.hexdigest(), "of its folded stacks: there was no input file"
