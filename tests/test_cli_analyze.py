@@ -95,3 +95,13 @@ def test_analyze_does_not_import_ui_or_model_libraries(tmp_path: Path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_category_breakdown_in_json_and_text() -> None:
+    _, out, _ = run("analyze", str(DEMO), "--format", "json")
+    cats = {c["category"]: c for c in json.loads(out)["categories"]}
+    assert cats["kv-cache"]["self"] == 55_100_000_000 and round(cats["kv-cache"]["share"] * 100, 1) == 73.8
+    assert round(cats["weights"]["share"] * 100, 1) == 18.5
+    assert sum(c["self"] for c in cats.values()) == 74_700_000_000
+    _, text, _ = run("analyze", str(DEMO))
+    assert "by category: KV cache 73.8%, model weights 18.5%" in text

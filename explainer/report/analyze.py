@@ -2,7 +2,9 @@
 
 JSON contract (``schema`` 1): ``unit``, ``sample_type``, ``total``, ``coverage``,
 ``top_self`` and ``top_total`` (lists of ``name``, ``self``, ``total`` as integers in the
-profile's own unit, ordered like pprof: value, then name), ``chain``, ``truncation``.
+profile's own unit, ordered like pprof: value, then name), ``chain``, ``categories`` (each stack
+attributed to one GPU-memory category: ``category``, ``label``, ``self``, ``share``),
+``truncation``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from explainer import units
 from explainer.analysis.functions import TopList
 from explainer.analysis.summary import Summary
+from explainer.knowledge import category_breakdown, format_breakdown
 from explainer.symbols import clean, decode
 
 SCHEMA_VERSION = 1
@@ -103,6 +106,10 @@ def to_json(summary: Summary) -> dict[str, Any]:
                 for s in chain.steps
             ],
         },
+        "categories": [
+            {"category": c.category, "label": c.label, "self": c.self, "share": round(c.share, 6)}
+            for c in category_breakdown(p)
+        ],
         "orchestrators": [{"name": r.name, "total": r.total} for r in summary.orchestrators],
         "unresolved_share": round(summary.unresolved_share, 6),
         "truncation": {
@@ -154,6 +161,8 @@ def to_text(summary: Summary) -> str:
     if not total:
         lines.append("every value is zero for this sample type: nothing to rank (try --sample-type)")
         return "\n".join(lines) + "\n"
+    if units.kind_of(unit) == "bytes":
+        lines.append("by category: " + format_breakdown(category_breakdown(p)))
     lines += ["", f"Top by self — what uses the most ({coverage_sentence(summary.top_self)}):"]
     lines += _table(summary.top_self, unit, total)
     lines += ["", f"Top by total — what is responsible ({coverage_sentence(summary.top_total)}):"]
