@@ -59,7 +59,9 @@ class Measurement:
     stacks: int
     tool: str
     wall_s: float  # median over repetitions
-    peak_mib: float  # max over repetitions
+    peak_mib: float  # max over repetitions: the memory target is about the worst run
+    wall_range: tuple[float, float]
+    peak_range: tuple[float, float]
     top1: str  # name of the top function by self
 
 
@@ -218,6 +220,8 @@ def measure(tool: str, cmd: list[str], profile: Path, stacks: int, repeat: int) 
         tool=tool,
         wall_s=statistics.median(r.wall_s for r in runs),
         peak_mib=max(r.peak_mib for r in runs),
+        wall_range=(min(r.wall_s for r in runs), max(r.wall_s for r in runs)),
+        peak_range=(min(r.peak_mib for r in runs), max(r.peak_mib for r in runs)),
         top1=reader(runs[-1].stdout),
     )
 
@@ -227,26 +231,45 @@ def measure(tool: str, cmd: list[str], profile: Path, stacks: int, repeat: int) 
 # ---------------------------------------------------------------------------------------------
 
 
+def busy_warning(load: float) -> list[str]:
+    # pprof uses every core (Go's parallel GC) and explainer one, so contention skews the ratio.
+    if load <= 0.5 * (os.cpu_count() or 1):
+        return []
+    return [
+        "",
+        "**Warning: the machine was busy; wall times and their ratio are unreliable. Re-run on a quiet machine.**",
+    ]
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def report(pairs: list[tuple[Measurement, Measurement]], repeat: int, versions: dict[str, str]) -> tuple[str, bool]:
+def report(
+    pairs: list[tuple[Measurement, Measurement]], repeat: int, versions: dict[str, str], load_at_start: float
+) -> tuple[str, bool]:
     lines = [
         "# explainer vs pprof",
         "",
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPUs, {platform.platform()}; "
         f"median wall time and max peak RSS of {repeat} run(s) per tool, each a separate process.",
         "",
+        # Other jobs on a 2-core machine distort wall times; say so next to the numbers.
+        f"Load average at start {load_at_start:.2f}, at end {os.getloadavg()[0]:.2f} (1 min).",
+        *busy_warning(max(load_at_start, os.getloadavg()[0])),
+        "",
         f"- explainer: `explainer analyze FILE --format json` ({versions['explainer']})",
         f"- pprof: `pprof -symbolize=none -top FILE` ({versions['pprof']})",
         "",
-        "| profile | stacks | tool | wall s | peak MiB |",
-        "|---|---:|---|---:|---:|",
+        "| profile | stacks | tool | wall s | peak MiB | wall s min-max | peak MiB min-max |",
+        "|---|---:|---|---:|---:|---:|---:|",
     ]
     for pair in pairs:
         for m in pair:
-            lines.append(f"| {m.profile} | {m.stacks} | {m.tool} | {m.wall_s:.2f} | {m.peak_mib:.1f} |")
+            lines.append(
+                f"| {m.profile} | {m.stacks} | {m.tool} | {m.wall_s:.2f} | {m.peak_mib:.1f} "
+                f"| {m.wall_range[0]:.2f}-{m.wall_range[1]:.2f} | {m.peak_range[0]:.1f}-{m.peak_range[1]:.1f} |"
+            )
     lines += [
         "",
         "| stacks | time pprof/explainer | memory pprof/explainer "
@@ -297,6 +320,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    load_at_start = os.getloadavg()[0]
     try:
         explainer = explainer_command()  # fail fast, before minutes of profile generation
         ensure_go()
@@ -318,11 +342,14 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as exc:
         print(f"bench: error: {exc}", file=sys.stderr)
         return 2
-    text, ok = report(pairs, args.repeat, versions)
+    text, ok = report(pairs, args.repeat, versions, load_at_start)
     print()
     print(text, end="")
-    RESULTS.write_text(text, encoding="utf-8")
-    print(f"\nwritten to {RESULTS.relative_to(REPO_ROOT)}")
+    # A stand-in's numbers (EXPLAINER_BIN) must not end up in the committed bench/results.md.
+    target = WORK_DIR / "results-stand-in.md" if os.environ.get("EXPLAINER_BIN") else RESULTS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"\nwritten to {target.relative_to(REPO_ROOT)}")
     return 0 if ok else 1
 
 
