@@ -81,6 +81,7 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     PyObject *seq = PySequence_Fast(samples, "samples must be a sequence");
     u64vec locs = {0}, vals = {0};
     int64_t *offsets = NULL, *values = NULL;
+    PyObject *frames_obj = NULL;  /* grown in place with _PyBytes_Resize: no final copy */
     int32_t *frames = NULL;
     Py_ssize_t n = 0, n_frames = 0, cap_frames = 0;
     if (!seq) goto done;
@@ -90,8 +91,9 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     offsets = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
     values = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     cap_frames = 1024;
-    frames = PyMem_Malloc((size_t)cap_frames * sizeof(int32_t));
-    if (!offsets || !values || !frames) { PyErr_NoMemory(); goto done; }
+    frames_obj = PyBytes_FromStringAndSize(NULL, cap_frames * 4);
+    if (!offsets || !values || !frames_obj) { PyErr_NoMemory(); goto done; }
+    frames = (int32_t *)PyBytes_AS_STRING(frames_obj);
     offsets[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         char *buf; Py_ssize_t len;
@@ -117,21 +119,22 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
             for (int64_t f = ls[li]; f < ls[li + 1]; f++) {
                 if (n_frames == cap_frames) {
                     cap_frames *= 2;
-                    int32_t *d = PyMem_Realloc(frames, (size_t)cap_frames * sizeof(int32_t));
-                    if (!d) { PyErr_NoMemory(); goto done; }
-                    frames = d;
+                    if (_PyBytes_Resize(&frames_obj, cap_frames * 4)) goto done;
+                    frames = (int32_t *)PyBytes_AS_STRING(frames_obj);
                 }
                 frames[n_frames++] = lf[f];
             }
         }
         offsets[i + 1] = n_frames;
     }
-    result = Py_BuildValue("(y#y#y#)", (char *)offsets, (Py_ssize_t)((n + 1) * 8), (char *)frames,
-                           (Py_ssize_t)(n_frames * 4), (char *)values, (Py_ssize_t)(n * 8));
+    if (_PyBytes_Resize(&frames_obj, n_frames * 4)) goto done;
+    result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n + 1) * 8), frames_obj,
+                           (char *)values, (Py_ssize_t)(n * 8));
 done:
     Py_XDECREF(seq);
+    Py_XDECREF(frames_obj);
     PyMem_Free(locs.data); PyMem_Free(vals.data);
-    PyMem_Free(offsets); PyMem_Free(values); PyMem_Free(frames);
+    PyMem_Free(offsets); PyMem_Free(values);
     PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);
     return result;
 }
@@ -166,32 +169,7 @@ done:
     return result;
 }
 
-/* stack_hashes(offsets int64, frames int32) -> bytes of uint64: FNV-1a over each stack's frames.
- * Equal stacks get equal hashes; callers confirm equality byte by byte before merging. */
-static PyObject *stack_hashes(PyObject *self, PyObject *args) {
-    Py_buffer off, fr;
-    if (!PyArg_ParseTuple(args, "y*y*", &off, &fr)) return NULL;
-    PyObject *result = NULL;
-    const int64_t *o = off.buf; const uint8_t *f = fr.buf;
-    Py_ssize_t n = off.len / 8 - 1, n_bytes = fr.len;
-    uint64_t *h = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(uint64_t));
-    if (!h) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t lo = o[i] * 4, hi = o[i + 1] * 4;
-        if (lo < 0 || hi > n_bytes || lo > hi) { PyErr_SetString(PyExc_ValueError, "bad offsets"); goto done; }
-        uint64_t x = 1469598103934665603ULL;
-        for (int64_t p = lo; p < hi; p++) { x ^= f[p]; x *= 1099511628211ULL; }
-        h[i] = x;
-    }
-    result = PyBytes_FromStringAndSize((char *)h, (n > 0 ? n : 0) * 8);
-done:
-    PyMem_Free(h);
-    PyBuffer_Release(&off); PyBuffer_Release(&fr);
-    return result;
-}
-
 static PyMethodDef methods[] = {
-    {"stack_hashes", stack_hashes, METH_VARARGS, "A 64-bit hash of every stack."},
     {"fold_samples", fold_samples, METH_VARARGS, "Decode raw pprof samples into root-first frames."},
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
     {NULL, NULL, 0, NULL},

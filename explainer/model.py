@@ -19,11 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-try:  # optional compiled helpers (explainer/_fold.c); pure numpy/Python otherwise
-    from explainer import _fold  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the build
-    _fold = None
-
 IntArray = npt.NDArray[np.int64]
 FrameArray = npt.NDArray[np.int32]
 
@@ -136,10 +131,11 @@ def from_arrays(
     sample_type: SampleType,
     **meta: object,
 ) -> Profile:
-    """Build a profile from ready arrays: merges identical stacks, drops empty or zero ones.
+    """Build a profile from ready arrays, dropping stacks that are empty or worth zero.
 
-    Readers that already produced compressed arrays use this directly; the merge keeps the
-    model canonical so that two readings of the same data compare equal.
+    Identical stacks may appear more than once (pprof samples that differ only in labels);
+    every analysis sums them, so they are kept as they are: merging would cost a pass over
+    every frame of a large profile for no change in any number.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     frames = np.asarray(frames, dtype=np.int32)
@@ -153,7 +149,6 @@ def from_arrays(
     assert isinstance(truncation, Truncation)
     if dropped:
         truncation = _replace(truncation, dropped_samples=truncation.dropped_samples + dropped)
-    offsets, frames, values = _merge_identical(offsets, frames, values)
     return Profile(
         names=tuple(names),
         offsets=_frozen(offsets),
@@ -180,43 +175,6 @@ def _select(
     np.cumsum(lengths[keep], out=new_offsets[1:])
     new_frames = frames[np.repeat(keep, lengths)] if len(frames) else frames
     return new_offsets, new_frames.astype(np.int32, copy=False), values[keep]
-
-
-def _first_equal_stack(offsets: IntArray, frames: FrameArray) -> IntArray:
-    """For each stack, the index of the first stack with exactly the same frames."""
-    n = len(offsets) - 1
-    buf = frames.tobytes()
-    off = (offsets * 4).tolist()
-    first = np.arange(n, dtype=np.int64)
-    if _fold is None:  # exact dict of stack bytes: one slice per stack
-        index: dict[bytes, int] = {}
-        for i in range(n):
-            first[i] = index.setdefault(buf[off[i] : off[i + 1]], i)
-        return first
-    # hash in C, then confirm byte equality only where hashes collide
-    hashes = np.frombuffer(
-        _fold.stack_hashes(np.ascontiguousarray(offsets), np.ascontiguousarray(frames)), dtype=np.uint64
-    )
-    _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
-    seen: dict[bytes, int] = {}
-    for i in np.flatnonzero(counts[inverse] > 1).tolist():  # ascending, so the first wins
-        first[i] = seen.setdefault(buf[off[i] : off[i + 1]], i)
-    return first
-
-
-def _merge_identical(offsets: IntArray, frames: FrameArray, values: IntArray) -> tuple[IntArray, FrameArray, IntArray]:
-    """Sum the values of identical stacks, keeping first-seen order."""
-    n = len(values)
-    if n < 2:
-        return offsets, frames, values
-    first = _first_equal_stack(offsets, frames)
-    if bool((first == np.arange(n)).all()):
-        return offsets, frames, values
-    summed = np.zeros(n, dtype=np.int64)
-    np.add.at(summed, first, values)
-    keep = first == np.arange(n)
-    new_offsets, new_frames, _ = _select(offsets, frames, values, keep)
-    return new_offsets, new_frames, summed[keep]
 
 
 class ProfileBuilder:
