@@ -90,7 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "after, absolute, relative and share changes, new and vanished functions, ignoring moves under a noise "
         "floor. BASE alone must be a Pyroscope diff flame graph (JSON).",
     )
-    add_source_arguments(p, name="base", optional=True)
+    add_source_arguments(p, name="base")
     p.add_argument("new", nargs="?", metavar="NEW", help="the profile to compare with BASE")
     p.add_argument("--top", type=int, default=10, metavar="N", help="rows per list (default 10)")
     add_diff_options(p)

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "consumers and their chains, changes against a baseline, what to ignore, next steps, coverage and "
         "a reproducibility line. Offline the report is deterministic.",
     )
-    add_source_arguments(p, optional=True)
+    add_source_arguments(p)
     p.add_argument("--baseline", metavar="SOURCE", help="a baseline profile file to compare against")
     add_baseline_server_arguments(p)
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")

@@ -29,11 +29,11 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source", optional: bool = False) -> None:
+def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source") -> None:
     """SOURCE plus the read options; the Pyroscope options are added by :mod:`explainer.cli.server_args`."""
     parser.add_argument(
         name,
-        nargs="?" if optional else None,
+        nargs="?",  # --server can stand in for it; load_profile says when neither is given
         metavar=name.upper(),
         help="profile file (pprof, gzipped or raw; Pyroscope flame-graph JSON; folded stacks) or - for stdin",
     )

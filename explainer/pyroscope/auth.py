@@ -1,0 +1,157 @@
+"""Who we are to a Pyroscope server: basic auth, a bearer token, and the tenant header.
+
+Open-source Pyroscope has no authentication of its own; what we meet in practice is Grafana
+Cloud (basic auth: numeric stack id + access-policy token), Grafana's datasource proxy
+(``Authorization: Bearer``) and multi-tenant servers (``X-Scope-OrgID``). Secrets come from
+the environment or a file, never from a command-line value (visible in ``ps`` and shell
+history), and nothing in this module ever prints them: ``repr`` masks them and
+:meth:`Credentials.redact` scrubs them from any text a server sends back to us.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from explainer.errors import QueryError
+
+ENV_URL = "PYROSCOPE_URL"
+ENV_USER = "PYROSCOPE_USER"
+ENV_PASSWORD = "PYROSCOPE_PASSWORD"
+ENV_TOKEN = "PYROSCOPE_TOKEN"
+ENV_TENANT = "PYROSCOPE_TENANT"
+
+# Pyroscope's tenant-id rule (docs "about tenant IDs"): at most 150 characters from this set
+_TENANT = re.compile(r"[A-Za-z0-9!\-_.*'()]{1,150}")
+# a bearer token goes into a header verbatim: visible ASCII only, or it could split the header
+_TOKEN = re.compile(r"[\x21-\x7e]+")
+_MIN_REDACT = 3  # shorter secrets would turn every message into asterisks; they guard nothing anyway
+MASK = "***"
+
+
+@dataclass(frozen=True, repr=False)
+class Credentials:
+    """Basic auth (``user`` + ``password``) or a bearer ``token``, plus an optional tenant."""
+
+    user: str = ""
+    password: str = ""
+    token: str = ""
+    tenant: str = ""
+
+    def __repr__(self) -> str:
+        secret = "password=" + (MASK if self.password else "''") + ", token=" + (MASK if self.token else "''")
+        return f"Credentials(user={self.user!r}, {secret}, tenant={self.tenant!r})"
+
+    __str__ = __repr__
+
+    @property
+    def kind(self) -> str:
+        return "basic" if self.user else "bearer" if self.token else "none"
+
+    def headers(self) -> dict[str, str]:
+        """The request headers these credentials add (empty when there are none)."""
+        out: dict[str, str] = {}
+        if self.user:
+            out["Authorization"] = "Basic " + self._basic()
+        elif self.token:
+            out["Authorization"] = "Bearer " + self.token
+        if self.tenant:
+            out["X-Scope-OrgID"] = self.tenant
+        return out
+
+    def _basic(self) -> str:
+        return base64.b64encode(f"{self.user}:{self.password}".encode()).decode("ascii")
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret (and the encoded basic-auth value) replaced by ``***``.
+
+        A proxy may echo the Authorization header back in an error body; we show server
+        messages to the user, so they pass through here first.
+        """
+        secrets = [self.password, self.token, self._basic() if self.user else ""]
+        for secret in sorted(secrets, key=len, reverse=True):
+            if len(secret) >= _MIN_REDACT:
+                text = text.replace(secret, MASK)
+        return text
+
+
+def split_url(url: str) -> tuple[str, str, str]:
+    """``(base URL without credentials, user, password)``; checks the URL can take API paths."""
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise QueryError(f"the server URL must start with http:// or https:// and name a host, got {_safe(text)!r}")
+    if parts.query or parts.fragment:
+        raise QueryError(
+            "the server URL must not have a ?query or #fragment; give the base URL, e.g. http://localhost:4040"
+        )
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise QueryError(f"the server URL has an invalid port: {_safe(text)!r}") from exc
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = host + (f":{port}" if port is not None else "")
+    base = urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    return base, unquote(parts.username or ""), unquote(parts.password or "")
+
+
+def _safe(url: str) -> str:
+    """A URL for an error message: any ``user:password@`` part removed, length capped."""
+    return re.sub(r"//[^/@]*@", "//", url)[:120]
+
+
+def credentials_from(
+    *,
+    user: str | None = None,
+    password: str | None = None,
+    token: str | None = None,
+    tenant: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Credentials:
+    """Credentials from explicit values, falling back to ``PYROSCOPE_*`` in ``environ``.
+
+    Both basic auth and a token is an error rather than a silent choice: the two point at
+    different deployments (Grafana Cloud directly vs. Grafana's proxy), and guessing wrong
+    sends a secret to a server that was never meant to get it.
+    """
+    env = dict(os.environ if environ is None else environ)
+    # a flag for one kind of auth overrides the environment's other kind, not just its own
+    if token is not None and user is None and password is None:
+        env.pop(ENV_USER, None)
+        env.pop(ENV_PASSWORD, None)
+    if token is None and (user is not None or password is not None):
+        env.pop(ENV_TOKEN, None)
+    user = user if user is not None else env.get(ENV_USER, "")
+    password = password if password is not None else env.get(ENV_PASSWORD, "")
+    token = token if token is not None else env.get(ENV_TOKEN, "")
+    tenant = tenant if tenant is not None else env.get(ENV_TENANT, "")
+    user, tenant, token = user.strip(), tenant.strip(), token.strip()
+    if password and not user:
+        raise QueryError(f"a password is set but no user; set {ENV_USER} or --user (Grafana Cloud: the stack id)")
+    if user and not password:
+        raise QueryError(f"user {user!r} has no password; set {ENV_PASSWORD} or --password-file")
+    if user and token:
+        raise QueryError(f"both basic auth ({ENV_USER}) and a bearer token ({ENV_TOKEN}) are set; unset one")
+    if ":" in user:
+        raise QueryError("the user name must not contain ':' (basic auth separates user and password with it)")
+    if token and not _TOKEN.fullmatch(token):
+        raise QueryError("the bearer token contains spaces or characters not allowed in an HTTP header")
+    if tenant and (not _TENANT.fullmatch(tenant) or tenant in (".", "..")):
+        raise QueryError(
+            "the tenant must be 1-150 characters of letters, digits and ! - _ . * ' ( ) (Pyroscope's tenant-id rule)"
+        )
+    return Credentials(user=user, password=password, token=token, tenant=tenant)
+
+
+def read_secret_file(path: str, what: str) -> str:
+    """The first line of a secret file (a mounted Kubernetes secret, a password manager's fifo)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline(64 * 1024).strip()
+    except OSError as exc:
+        # the path is ours to show; the content never is
+        raise QueryError(f"cannot read the {what} file {path}: {exc.strerror or type(exc).__name__}") from exc
