@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,28 @@ def profile_of(stacks: dict[str, int], unit: str = "count", sample_type: str = "
     for stack, value in stacks.items():
         builder.add(stack.split(";"), value)
     return builder.build()
+
+
+def generated_profile(stacks: int, seed: int = 1) -> Path:
+    """A vLLM GPU profile from the shared generator, made once and kept in .pytest_cache/gen."""
+    out = REPO / ".pytest_cache" / "gen" / f"gpu-{stacks}-seed{seed}.pb.gz"
+    if not out.is_file():
+        if not GENERATOR.is_file():
+            pytest.skip(f"profile generator not found at {GENERATOR} (set EXPLAINER_SHARED)")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial = out.with_suffix(".partial")
+        subprocess.run(
+            [sys.executable, str(GENERATOR), "--stacks", str(stacks), "--seed", str(seed), "-o", str(partial)],
+            check=True,
+            capture_output=True,
+            timeout=900,
+        )
+        partial.rename(out)  # a crash mid-way never leaves a half file under the real name
+    return out
+
+
+@pytest.fixture(scope="session")
+def big_profile_path() -> Path:
+    """The 500k-stack profile the issues' targets speak of (about 80 s to generate the first time)."""
+    given = os.environ.get("EXPLAINER_BIG_PROFILE")
+    return Path(given) if given else generated_profile(500_000)

@@ -1,0 +1,80 @@
+"""``explainer ask SOURCE "QUESTION"``: one question about a profile, answered offline or by a model.
+
+JSON contract: ``answer`` (Markdown), ``mode`` (``offline`` or ``llm``), ``verification`` with
+``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed); also
+``notice`` (why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.errors import ModelUnavailableError
+from explainer.readers import read_path
+
+MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "ask",
+        help="ask a question about a profile in plain language",
+        description="Answer a question about a profile: offline by default, or with the model configured by "
+        "EXPLAINER_MODEL and OPENAI_API_KEY (OPENAI_BASE_URL for compatible servers, or the AZURE_OPENAI_* "
+        "variables). Every number in a model's answer is checked against the profile.",
+    )
+    add_source_arguments(p)
+    p.add_argument("question", metavar="QUESTION", help='e.g. "What uses the most GPU memory?"')
+    p.add_argument(
+        "--llm",
+        choices=tuple(MODES),
+        default="auto",
+        help="auto: the model when one is configured (default); offline: never send anything; "
+        "openai: require the configured model",
+    )
+    p.add_argument("--model", metavar="M", help="model (or Azure deployment) name; overrides EXPLAINER_MODEL")
+    p.add_argument("--baseline", metavar="FILE", help="a second profile to compare with (for 'what changed?')")
+    p.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format (default markdown)"
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from explainer.explain import Conversation, LlmSettings
+
+    settings = LlmSettings.from_env()
+    if args.model:
+        settings = settings.with_model(args.model)
+    mode = MODES[args.llm]
+    if mode == "llm" and not settings.configured:
+        raise ModelUnavailableError(
+            "--llm openai needs a model: set EXPLAINER_MODEL (or --model) and OPENAI_API_KEY, "
+            "OPENAI_BASE_URL for a compatible server, or the AZURE_OPENAI_* variables",
+            hint="or use --llm offline",
+        )
+    profile = load_profile(args)
+    baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
+    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
+    answer = conv.ask(args.question)
+    if args.format == "json":
+        json.dump(
+            {
+                "answer": answer.markdown,
+                "mode": answer.mode,
+                "verification": {"checked": answer.verification.checked, "unverified": answer.verification.unverified},
+                "notice": answer.notice,
+                "incomplete": answer.incomplete,
+                "focus": answer.focus,
+            },
+            out,
+            indent=2,
+            ensure_ascii=False,
+        )
+        out.write("\n")
+    else:
+        out.write(answer.markdown.rstrip("\n") + "\n")
+    return 0

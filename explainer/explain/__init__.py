@@ -1,0 +1,33 @@
+"""Explanations: facts about a profile, the offline explainer, the model path, and verification.
+
+    from explainer.explain import LlmSettings, Conversation, Answer, Verification
+
+    settings = LlmSettings.from_env(secrets)          # .configured, .describe()
+    conv = Conversation(profile, settings=settings, mode="auto")
+    answer = conv.ask("What uses the most GPU memory?")
+    for chunk in conv.ask_stream(question): ...       # then conv.last_answer
+    conv.outgoing_preview(question)                   # exactly what would be sent ("" offline)
+    conv.suggested_questions()
+
+Nothing here imports LangChain or the openai client until a model is actually used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from explainer.explain.settings import LlmSettings
+
+if TYPE_CHECKING:
+    from explainer.explain.conversation import Answer, Conversation, Verification
+
+__all__ = ["Answer", "Conversation", "LlmSettings", "Verification"]
+
+
+def __getattr__(name: str) -> Any:
+    # Conversation pulls in langchain-core for its message types; keep `import explainer.explain` cheap
+    if name in ("Answer", "Conversation", "Verification"):
+        from explainer.explain import conversation
+
+        return getattr(conversation, name)
+    raise AttributeError(f"module 'explainer.explain' has no attribute {name!r}")

@@ -1,0 +1,212 @@
+"""The model path: LangChain's ChatOpenAI (or AzureChatOpenAI) with our tools, streamed.
+
+Reliability choices, each against a documented hazard:
+
+- Our own timeout (30 s per request by default) and bounded retries, not the openai client's
+  600 s and 2 retries; plus a deadline per question, checked between streamed chunks, because a
+  read timeout restarts on every chunk and a dripping server would otherwise never trip it.
+- At most :data:`MAX_TOOL_ROUNDS` rounds of tool calls and :data:`MAX_CALLS_PER_ROUND` calls per
+  round; the last round offers no tools, so the model has to answer.
+- Upstream errors become :class:`~explainer.errors.ModelError` with our own one-line message;
+  upstream text is never passed on (it can echo request headers).
+- A stream that ends without a finish reason (cut mid-way) or stops at the length limit is
+  reported as incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages.tool import invalid_tool_call
+from langchain_core.runnables import Runnable
+
+from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
+from explainer.explain.settings import LlmSettings
+from explainer.explain.tools import Toolbox
+
+log = logging.getLogger(__name__)
+MAX_TOOL_ROUNDS = 4
+MAX_CALLS_PER_ROUND = 6
+DEADLINE_FACTOR = 3  # a question may take three request timeouts in all (tool rounds included)
+
+
+class DeadlineExceeded(ModelUnavailableError):
+    pass
+
+
+def _finish_reason(reply: AIMessageChunk) -> str | None:
+    """Why the stream ended. A provider that reports metadata but no reason was cut short; a model
+    that reports no metadata at all (a LangChain fake in tests) is taken to have finished."""
+    meta = reply.response_metadata
+    reason = meta.get("finish_reason")
+    if reason is None and not meta:
+        return "stop"
+    return reason if isinstance(reason, str) else None
+
+
+def _strict_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text or "{}"), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def chat_model(settings: LlmSettings) -> BaseChatModel:
+    """The LangChain chat model for ``settings`` (imports langchain-openai only when a model is used)."""
+    from pydantic import SecretStr
+
+    common: dict[str, Any] = {
+        "timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+        "streaming": True,
+        "max_completion_tokens": settings.max_completion_tokens,
+    }
+    if settings.provider == "azure":
+        from langchain_openai import AzureChatOpenAI
+
+        return AzureChatOpenAI(
+            azure_endpoint=settings.azure_endpoint,
+            azure_deployment=settings.azure_deployment,
+            api_version=settings.api_version,
+            api_key=SecretStr(settings.api_key) if settings.api_key else None,
+            **common,
+        )
+    if settings.provider in ("openai", "compatible"):
+        from langchain_openai import ChatOpenAI
+
+        # local servers (Ollama, vLLM) take any key; the client insists on one
+        key = SecretStr(settings.api_key or "not-needed")
+        return ChatOpenAI(model=settings.model, base_url=settings.base_url or None, api_key=key, **common)
+    raise ModelUnavailableError("no model is configured (set EXPLAINER_MODEL and OPENAI_API_KEY)")
+
+
+def translate(exc: BaseException, settings: LlmSettings) -> ModelError:
+    """Our error for an upstream one: a fixed sentence by class and status, no upstream text."""
+    import httpx
+    import openai
+
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelUnavailableError(f"the model did not answer within {settings.timeout:g} s")
+    if isinstance(exc, openai.RateLimitError):
+        return ModelUnavailableError("the model endpoint is rate-limiting requests (HTTP 429)")
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return ModelUnavailableError(
+            "the model endpoint rejected the credentials (HTTP 401/403)",
+            hint="check OPENAI_API_KEY or AZURE_OPENAI_API_KEY",
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return ModelUnavailableError(f"the model endpoint answered HTTP {exc.status_code}")
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        return ModelUnavailableError("the connection to the model endpoint failed or broke off")
+    return ModelResponseError(f"the model call failed ({type(exc).__name__})")
+
+
+@dataclass
+class Outcome:
+    """What one streamed answer ended as; filled in while the text streams."""
+
+    finish_reason: str | None = None
+    tool_calls: int = 0
+    rounds: int = 0
+    error: ModelError | None = None
+    messages: list[BaseMessage] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return self.error is not None or self.finish_reason not in ("stop", "tool_calls", "function_call")
+
+
+class ModelSession:
+    """Runs one question through the model: stream, execute tool calls, repeat, until an answer."""
+
+    def __init__(
+        self, model: BaseChatModel, toolbox: Toolbox, settings: LlmSettings, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.model, self.toolbox, self.settings, self.clock = model, toolbox, settings, clock
+
+    def stream(self, messages: list[BaseMessage], outcome: Outcome) -> Iterator[str]:
+        """Yields answer text; raises :class:`ModelError` (translated) on failure."""
+        deadline = self.clock() + DEADLINE_FACTOR * self.settings.timeout
+        specs = self.toolbox.specs()
+        for round_ in range(MAX_TOOL_ROUNDS + 1):
+            outcome.rounds = round_ + 1
+            last = round_ == MAX_TOOL_ROUNDS
+            bound = self._bind(specs, "none" if last else "auto")
+            reply: AIMessageChunk | None = None
+            try:
+                for chunk in bound.stream(messages):
+                    if self.clock() > deadline:
+                        limit = DEADLINE_FACTOR * self.settings.timeout
+                        raise DeadlineExceeded(f"the model took longer than {limit:g} s")
+                    if not isinstance(chunk, AIMessageChunk):
+                        continue
+                    reply = chunk if reply is None else reply + chunk
+                    if isinstance(chunk.content, str) and chunk.content:
+                        yield chunk.content
+            except Exception as exc:
+                raise translate(exc, self.settings) from exc
+            if reply is None:
+                raise ModelResponseError("the model sent an empty response")
+            outcome.finish_reason = _finish_reason(reply)
+            message = self._message(reply)
+            messages.append(message)
+            if not message.tool_calls and not message.invalid_tool_calls:
+                outcome.messages = messages
+                return
+            if message.content:
+                yield "\n\n"
+            messages.extend(self._run_tools(message, outcome))
+        outcome.messages = messages
+
+    def _bind(self, specs: list[dict[str, Any]], choice: str) -> Runnable[Any, Any]:
+        """The model with our tools; a model that cannot call tools (a test fake) answers from the facts."""
+        try:
+            return self.model.bind_tools(specs, tool_choice=choice)
+        except NotImplementedError:
+            return self.model
+
+    @staticmethod
+    def _message(reply: AIMessageChunk) -> AIMessage:
+        """The reply as a history message, with tool calls sorted into valid and malformed.
+
+        LangChain parses streamed arguments leniently (``{n: three`` becomes ``{}``), which would
+        run a call the model never made; the raw text is parsed strictly here instead. Calls
+        without an id cannot be answered, so they are dropped.
+        """
+        raw = {c.get("id"): c.get("args") or "" for c in reply.tool_call_chunks}
+        valid, invalid = [], [c for c in reply.invalid_tool_calls if c.get("id")]
+        for call in reply.tool_calls:
+            if not call.get("id"):
+                continue
+            if _strict_object(raw.get(call["id"], "{}")):
+                valid.append(call)
+            else:
+                invalid.append(
+                    invalid_tool_call(
+                        name=call["name"], args=str(raw.get(call["id"]))[:200], id=call["id"], error="malformed JSON"
+                    )
+                )
+        content = reply.content if isinstance(reply.content, str) else ""
+        return AIMessage(content=content, tool_calls=valid, invalid_tool_calls=invalid)
+
+    def _run_tools(self, message: AIMessage, outcome: Outcome) -> list[ToolMessage]:
+        results = []
+        for i, call in enumerate(message.tool_calls):
+            if i >= MAX_CALLS_PER_ROUND:
+                content = self.toolbox.result(call["name"][:60], {"error": "too many tool calls in one turn"})
+            else:
+                outcome.tool_calls += 1
+                content = self.toolbox.execute(call["name"], call.get("args"))
+            results.append(ToolMessage(content=content, tool_call_id=str(call["id"])))
+        for bad in message.invalid_tool_calls:
+            results.append(ToolMessage(content=self.toolbox.malformed(bad.get("name")), tool_call_id=str(bad["id"])))
+        return results
