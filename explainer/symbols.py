@@ -10,6 +10,7 @@ the profile for matching.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -41,7 +42,7 @@ class Symbol:
 def clean(name: str, limit: int = MAX_DISPLAY) -> str:
     """A name safe to display or prompt: no control, format (bidi) or surrogate characters, capped."""
     out = []
-    for ch in name:
+    for ch in name[: limit + 1]:  # never scan past what can be shown
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or ch in "\u2028\u2029":
             out.append("\ufffd" if cat != "Cc" or ch not in "\t" else " ")
@@ -61,13 +62,18 @@ def _split_python(name: str) -> tuple[str, str] | None:
     return None
 
 
+@functools.lru_cache(maxsize=32768)
 def decode(name: str) -> Symbol:
-    """Decode one frame label into a :class:`Symbol` with a one-sentence meaning."""
+    """Decode one frame label into a :class:`Symbol` with a one-sentence meaning.
+
+    Cached: views decode the same interned names over and over.
+    """
     shown = clean(name)
     n = name.strip()
 
     def sym(kind: str, meaning: str, owner: str = "", member: str = "", language: str = "") -> Symbol:
-        return Symbol(name, kind, shown, clean(owner, 120), clean(member, 120), language, meaning)
+        # the meaning quotes parts of the untrusted name: it is cleaned and capped like the name
+        return Symbol(name, kind, shown, clean(owner, 120), clean(member, 120), language, clean(meaning, 400))
 
     if n == "<interpreter trampoline>":
         return sym(

@@ -52,3 +52,9 @@ def test_clean_removes_controls_and_caps(evil: str) -> None:
     shown = clean(evil)
     assert len(shown) <= 200
     assert not any(ch in shown for ch in "\x1b\u202e\x00\ud800\u2066\u2069")
+
+
+def test_meanings_quote_names_cleaned_and_capped() -> None:
+    evil = "Evil\x1b[31m" + "A" * 5000 + ".run\u202e"
+    meaning = decode(evil).meaning
+    assert "\x1b" not in meaning and "\u202e" not in meaning and len(meaning) <= 400
