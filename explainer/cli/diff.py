@@ -44,11 +44,17 @@ def percent(text: str) -> float:
 
 def add_diff_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--noise-floor", type=percent, default=DEFAULT_MIN_SHARE, metavar="PCT",
+        "--noise-floor",
+        type=percent,
+        default=DEFAULT_MIN_SHARE,
+        metavar="PCT",
         help=f"ignore changes smaller than PCT%% of the larger total (default {100 * DEFAULT_MIN_SHARE:g})",
     )
     parser.add_argument(
-        "--noise-relative", type=percent, default=DEFAULT_MIN_RELATIVE, metavar="PCT",
+        "--noise-relative",
+        type=percent,
+        default=DEFAULT_MIN_RELATIVE,
+        metavar="PCT",
         help="ignore changes smaller than PCT%% of the function's value before "
         f"(default {100 * DEFAULT_MIN_RELATIVE:g})",
     )

@@ -43,11 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--peak-around", type=int, default=0, metavar="STEPS", help="widen the peak window by STEPS")
     p.add_argument("--grafana-url", metavar="URL", help="Grafana base URL, for a link that opens the same query")
     p.add_argument(
-        "--grafana-datasource", metavar="UID",
+        "--grafana-datasource",
+        metavar="UID",
         help="uid of Grafana's Pyroscope data source (default local-pyroscope, as the AKS GPU-profiling guide sets up)",
     )
     p.add_argument(
-        "--llm", choices=("auto", "offline"), default="auto",
+        "--llm",
+        choices=("auto", "offline"),
+        default="auto",
         help="auto: add a verified model summary when a model is configured; offline: never (default auto)",
     )
     p.set_defaults(run=run)

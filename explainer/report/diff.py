@@ -105,8 +105,11 @@ def to_json(diff: Diff, top: int = 10) -> dict[str, Any]:
         "unit": diff.unit,
         "before": _side(diff.before),
         "after": _side(diff.after),
-        "noise_floor": {"min_share": diff.floor.min_share, "min_relative": diff.floor.min_relative,
-                        "scale": diff.scale},
+        "noise_floor": {
+            "min_share": diff.floor.min_share,
+            "min_relative": diff.floor.min_relative,
+            "scale": diff.scale,
+        },
         "significant": len(diff.ranked("self")),
         "changes": [_change(diff, c) for c in diff.ranked("self")[:top]],
         "new": _presence_json(diff, "new", top),

@@ -236,4 +236,3 @@ def reproduce_section(profile: Profile, baseline: Profile | None, now: datetime 
     if now is not None:
         out.append(f"- Generated {now.isoformat(timespec='seconds')}.")
     return [*out, ""]
-

@@ -135,10 +135,16 @@ def explore_url(base: str, query: Query, *, datasource_uid: str = DEFAULT_DATASO
     datasource = {"type": PYROSCOPE_DATASOURCE_TYPE, "uid": datasource_uid}
     pane = {
         "datasource": datasource_uid,
-        "queries": [{
-            "refId": "A", "datasource": datasource, "queryType": "profile",
-            "profileTypeId": query.profile_type, "labelSelector": query.selector, "groupBy": [],
-        }],
+        "queries": [
+            {
+                "refId": "A",
+                "datasource": datasource,
+                "queryType": "profile",
+                "profileTypeId": query.profile_type,
+                "labelSelector": query.selector,
+                "groupBy": [],
+            }
+        ],
         "range": {"from": start, "to": end},
     }
     panes = json.dumps({"explainer": pane}, separators=(",", ":"), sort_keys=True)
