@@ -1,0 +1,6 @@
+"""The Streamlit UI: per-session state, sources, views, flame graph and chat.
+
+``app.py`` only wires these together; everything here takes the ``streamlit`` module's
+functions at call time and keeps its data in ``st.session_state`` (one session, one
+:class:`~explainer.ui.state.SessionData`), so nothing is shared between browser sessions.
+"""

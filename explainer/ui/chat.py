@@ -1,0 +1,294 @@
+"""The chat: history per session, suggested questions, streamed answers with their checks.
+
+The loop follows streamlit/llm-examples (history replayed on each rerun, ``st.chat_input``,
+``st.chat_message``, ``st.write_stream``) with two differences that matter here: the model's
+key is read from secrets/the environment on each run and never stored in the session, and
+in model mode the exact text that would leave the machine is shown before it is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import fields, replace
+from typing import Any
+
+from explainer.explain import Answer, Conversation, LlmSettings
+from explainer.model import Profile
+from explainer.report.analyze import md_cell
+from explainer.symbols import clean
+from explainer.ui.sources import friendly
+from explainer.ui.state import SessionData, Turn
+
+OFFLINE, MODEL = "offline", "llm"
+SEND, INSTEAD, CANCEL = "send_pending", "offline_pending", "cancel_pending"
+
+
+def defang(chunks: Iterator[str]) -> Iterator[str]:
+    """Stream chunks with Markdown images disabled outside code spans.
+
+    An image makes the browser fetch a URL chosen by whoever named a symbol or steered the
+    model. Backticks are tracked across chunks, and a trailing ``!`` is held back one chunk,
+    so ``![`` split between chunks is caught too; names inside code spans stay verbatim.
+    """
+    in_code, held = False, ""
+    for chunk in chunks:
+        text, held, out = held + chunk, "", []
+        for i, ch in enumerate(text):
+            if ch == "`":
+                in_code = not in_code
+            elif ch == "!" and not in_code:
+                if i + 1 == len(text):
+                    held = "!"
+                    break
+                if text[i + 1] == "[":
+                    ch = "!\\"
+            out.append(ch)
+        if out:
+            yield "".join(out)
+    if held:
+        yield held
+
+
+def _status(st: Any, turn: Turn) -> None:
+    """What was checked and what was not, under each answer."""
+    if turn.notice and turn.notice not in turn.markdown:  # the offline explainer quotes it in the text
+        st.info(clean(turn.notice, 400), icon="ℹ️")
+    if turn.unverified:
+        claims = ", ".join(md_cell(c) for c in turn.unverified[:8])
+        st.warning(f"Unverified: {len(turn.unverified)} claim(s) did not match the profile: {claims}", icon="⚠️")
+    checked = f"✓ {turn.checked} number(s) checked against the profile" if turn.checked else "no numbers to check"
+    cut = " · ⚠ the answer was cut short" if turn.incomplete else ""
+    st.caption(f"{checked} · answered {'offline' if turn.mode == OFFLINE else md_cell(turn.mode)}{cut}")
+
+
+def replay(st: Any, state: SessionData) -> None:
+    for turn in state.history:
+        with st.chat_message(turn.role):
+            if turn.role == "user":
+                st.text(turn.markdown)  # the user's own words, shown verbatim and never as Markdown
+            else:
+                st.markdown(turn.markdown)
+                _status(st, turn)
+
+
+def _answer_turn(answer: Answer | None, text: str, mode_label: str) -> Turn:
+    if answer is None:
+        return Turn("assistant", text, mode=mode_label)
+    return Turn(
+        "assistant",
+        text or answer.markdown,
+        mode=OFFLINE if answer.mode == "offline" else mode_label,
+        checked=answer.verification.checked,
+        unverified=tuple(clean(str(u), 160) for u in answer.verification.unverified),
+        notice=answer.notice or "",
+        incomplete=answer.incomplete,
+    )
+
+
+def answer(st: Any, state: SessionData, conv: Keyed, question: str, mode_label: str) -> None:
+    """Ask, stream the answer into a chat message, and remember both turns."""
+    state.add(Turn("user", question))
+    with st.chat_message("user"):
+        st.text(question)
+    with st.chat_message("assistant"):
+        try:
+            written = st.write_stream(defang(conv.ask_stream(question)))
+            text = written if isinstance(written, str) else "".join(str(w) for w in written)
+            turn = _answer_turn(conv.last_answer, text, mode_label)
+        except Exception as exc:  # a failed answer is a message in the chat, never a traceback
+            turn = Turn("assistant", f"Sorry, I could not answer that: {friendly(exc)}", mode=OFFLINE)
+            st.markdown(turn.markdown)
+        _status(st, turn)
+    state.add(turn)
+    if conv.last_answer is not None and conv.last_answer.focus:
+        state.focus = conv.last_answer.focus
+
+
+def mode_switch(st: Any, settings: LlmSettings) -> str:
+    """Offline (default, nothing leaves the machine) or the configured model."""
+    configured = settings.configured
+    described = clean(settings.describe(), 80) if configured else "no model configured"
+    choice = st.radio(
+        "Answer with",
+        ("Offline explainer", f"Model: {described}"),
+        key="answer_mode",
+        horizontal=True,
+        disabled=not configured,
+        help="Offline answers are computed here; nothing leaves this machine. The model option sends a compact, "
+        "encoded summary of the profile (shown to you first) to the configured model.",
+    )
+    if not configured:
+        st.caption(
+            "Answers are offline. To use a model, set EXPLAINER_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL, "
+            "or the AZURE_OPENAI_* settings) in the environment or the app's secrets, and restart."
+        )
+    return MODEL if configured and choice.startswith("Model") else OFFLINE
+
+
+def preview(st: Any, conv: Keyed, question: str, model: str) -> str | None:
+    """Show what would be sent and wait for a decision: 'llm', 'offline', 'cancel' or None (waiting)."""
+    with st.chat_message("assistant"):
+        st.markdown(f"Before anything is sent, this is exactly what {md_cell(model)} would receive:")
+        st.code(conv.outgoing_preview(question), language=None, wrap_lines=True, height=240)
+        cols = st.columns(3)
+        if cols[0].button("Send to the model", key=SEND, type="primary"):
+            return MODEL
+        if cols[1].button("Answer offline instead", key=INSTEAD):
+            return OFFLINE
+        if cols[2].button("Cancel", key=CANCEL):
+            return "cancel"
+    return None
+
+
+def suggestions(st: Any, questions: list[str]) -> str | None:
+    """The first questions as buttons, for a page that is useful before anyone types."""
+    clicked = None
+    for i, q in enumerate(questions[:4]):
+        if st.button(q, key=f"suggest_{i}", icon=":material/chat_bubble:"):
+            clicked = q
+    return clicked
+
+
+def download(st: Any, make: Callable[[], str], disabled: bool = False) -> None:
+    """The handoff report, generated only when clicked (big profiles take a moment)."""
+    st.download_button(
+        "Download handoff report",
+        data=lambda: make().encode("utf-8"),
+        file_name="explainer-handoff.md",
+        mime="text/markdown",
+        icon=":material/download:",
+        disabled=disabled,
+        help="A Markdown report of this analysis to hand to a teammate or attach to an issue.",
+    )
+
+
+def without_secrets(settings: LlmSettings) -> LlmSettings:
+    """``settings`` with every secret (the key, a password in a URL) blanked out of every field."""
+    secrets = [x for x in settings.secrets() if x]
+    changes: dict[str, Any] = {}
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if isinstance(value, str) and any(x in value for x in secrets):
+            for x in secrets:
+                value = value.replace(x, "")
+            changes[f.name] = value
+    return replace(settings, **changes)
+
+
+class Keyed:
+    """A session's stored Conversation plus this run's settings.
+
+    The Conversation lives in ``st.session_state`` between reruns, so between calls it holds
+    settings without secrets; the key is lent to it only for the duration of one call.
+    """
+
+    def __init__(self, conv: Conversation, settings: LlmSettings) -> None:
+        self.conv, self.settings = conv, settings
+
+    @property
+    def last_answer(self) -> Answer | None:
+        return self.conv.last_answer
+
+    def suggested_questions(self) -> list[str]:
+        return self.conv.suggested_questions()
+
+    def ask_stream(self, question: str) -> Iterator[str]:
+        self.conv.settings = self.settings
+        try:
+            yield from self.conv.ask_stream(question)
+        finally:
+            self.conv.settings = without_secrets(self.settings)
+
+    def outgoing_preview(self, question: str) -> str:
+        self.conv.settings = self.settings
+        try:
+            return self.conv.outgoing_preview(question)
+        finally:
+            self.conv.settings = without_secrets(self.settings)
+
+
+def conversation(
+    state: SessionData, profile: Profile, baseline: Profile | None, settings: LlmSettings, mode: str
+) -> Keyed:
+    """This session's Conversation for (profile, baseline, mode); a new profile starts a new chat."""
+    key = (id(profile), id(baseline))
+    if state.conversation_key != key:
+        state.conversations.clear()
+        state.history.clear()
+        state.pending, state.focus, state.conversation_key = None, "", key
+    if mode not in state.conversations:
+        state.conversations[mode] = Conversation(
+            profile, settings=without_secrets(settings), mode="llm" if mode == MODEL else "offline", baseline=baseline
+        )
+    return Keyed(state.conversations[mode], settings)
+
+
+def settings_from(secrets: Any) -> LlmSettings:
+    """LlmSettings for this run, from ``st.secrets`` then the environment (never stored as is)."""
+    try:
+        values = {k: v for k, v in secrets.items() if isinstance(v, str)}
+    except Exception:  # no secrets.toml is the normal local case
+        values = {}
+    return LlmSettings.from_env(values)
+
+
+def greeting(summary: Any, label: str) -> str:
+    """The first message: what is loaded, so the page says something useful before anyone types."""
+    from explainer import units
+
+    p = summary.profile
+    return (
+        f"I'm looking at {md_cell(label)}: **{units.format_value(summary.total, summary.unit)}** of "
+        f"{md_cell(str(p.sample_type))} across {units.format_count(summary.stats.function_count)} functions. "
+        "Ask me what uses the most, why, and what you could change, or start with one of these:"
+    )
+
+
+def panel(
+    st: Any, state: SessionData, conv_for: Callable[[str], Keyed], mode: str, model_label: str, intro: str
+) -> None:
+    """The chat column: history, suggestions, the input, and the send-to-model confirmation."""
+    box = st.container(height=600, border=True)
+    clicked = None
+    with box:
+        replay(st, state)
+        hints = st.empty()
+        if not state.history and state.pending is None:
+            with hints.container(), st.chat_message("assistant"):
+                st.markdown(intro)
+                clicked = suggestions(st, conv_for(mode).suggested_questions())
+    confirm = mode == MODEL and st.checkbox("Show what is sent before each question", value=True, key="confirm_send")
+    typed = st.chat_input("Ask about this profile, e.g. What uses the most GPU memory?", max_chars=2000)
+    question = typed or clicked
+    if question:
+        hints.empty()
+    with box:
+        if question and confirm:
+            state.pending = question
+        elif question:
+            answer(st, state, conv_for(mode), question, model_label)
+        if state.pending is not None:
+            slot = st.empty()
+            with slot.container():
+                with st.chat_message("user"):
+                    st.text(state.pending)
+                decision = preview(st, conv_for(MODEL), state.pending, model_label)
+            if decision is not None:
+                pending, state.pending = state.pending, None
+                slot.empty()
+                if decision != "cancel":
+                    answer(st, state, conv_for(decision), pending, model_label)
+
+
+def handoff_maker(profile: Any, baseline: Any, summary: Any) -> Callable[[], str]:
+    """The handoff report when that module is installed, else the Markdown analysis summary."""
+    try:
+        from explainer.report.handoff import handoff_markdown
+    except ImportError:
+        from explainer.report.analyze import to_markdown
+
+        return lambda: to_markdown(summary)
+    from datetime import UTC, datetime
+
+    # no llm_settings: a download must never send the profile to a model behind the user's back
+    return lambda: handoff_markdown(profile, baseline=baseline, summary=summary, now=datetime.now(UTC))

@@ -1,0 +1,93 @@
+"""Everything one browser session remembers, kept in ``st.session_state`` under one key.
+
+Nothing here is module-global and mutable: Streamlit runs every session's script in the
+same process, so a module-level dict or cache would leak one user's profile into another
+user's page. Derived data (summary, call tree, table) is cached per session and keyed by the
+profile object, which is immutable.
+
+Secrets never live here: API keys come from ``st.secrets``/the environment on every run, and
+Pyroscope credentials stay in their password widgets only.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from explainer.model import Profile
+
+STATE_KEY = "explainer"
+MAX_TURNS = 40
+"""Messages kept on screen per session; older ones drop off (memory stays bounded)."""
+
+T = TypeVar("T")
+
+
+@dataclass
+class Turn:
+    """One chat message as shown: markdown plus the answer's honesty markers."""
+
+    role: str  # "user" or "assistant"
+    markdown: str
+    mode: str = ""  # "offline" or the model's name
+    checked: int = 0  # numbers checked against the profile
+    unverified: tuple[str, ...] = ()
+    notice: str = ""
+    incomplete: bool = False
+
+
+@dataclass
+class Loaded:
+    """A parsed upload, remembered so a rerun does not parse the same bytes again."""
+
+    key: tuple[Any, ...]
+    profile: Profile | None
+    error: str = ""
+
+
+@dataclass
+class SessionData:
+    history: deque[Turn] = field(default_factory=lambda: deque(maxlen=MAX_TURNS))
+    pending: str | None = None  # a question waiting for "send to model" or a suggestion click
+    focus: str = ""  # the function the last answer was about, highlighted in the flame graph
+    zoom: tuple[int, int] | None = None  # (id of the profile, call-tree node) the flame graph is focused on
+    flame_rev: int = 0  # bumped to give the chart a fresh widget after a click was used
+    flame_figure: tuple[Any, Any] = (None, None)  # (view key, plotly figure) of the last drawn view
+    uploads: dict[str, Loaded] = field(default_factory=dict)  # per uploader slot
+    server: dict[str, Any] = field(default_factory=dict)  # Pyroscope lists, keyed without secrets
+    demo: Profile | None = None  # the start profile: the demo or the file named on the command line
+    start_error: str = ""
+    remote: Profile | None = None  # the last profile fetched from Pyroscope
+    conversations: dict[str, Any] = field(default_factory=dict)  # mode -> explainer.explain.Conversation
+    conversation_key: tuple[int, ...] = ()  # (profile, baseline) the conversations are about
+    _derived: dict[tuple[int, str], tuple[Profile, Any]] = field(default_factory=dict)
+
+    def derived(self, profile: Profile, name: str, make: Callable[[], T]) -> T:
+        """``make()`` once per (profile, name) in this session; a new profile drops the old cache.
+
+        Keyed by ``id(profile)``; the entry holds the profile itself, so that id cannot be
+        reused by another object while the entry exists.
+        """
+        key = (id(profile), name)
+        if key not in self._derived:
+            self._derived[key] = (profile, make())
+        return self._derived[key][1]  # type: ignore[no-any-return]
+
+    def keep_only(self, *profiles: Profile | None) -> None:
+        """Forget derived data of profiles no longer on the page (memory stays bounded)."""
+        live = {id(p) for p in profiles if p is not None}
+        self._derived = {k: v for k, v in self._derived.items() if k[0] in live}
+
+    def add(self, turn: Turn) -> None:
+        self.history.append(turn)
+
+
+def session(store: MutableMapping[str, Any]) -> SessionData:
+    """This session's data (``store`` is ``st.session_state``), created on first use."""
+    data = store.get(STATE_KEY)
+    if not isinstance(data, SessionData):
+        data = SessionData()
+        store[STATE_KEY] = data
+    return data
