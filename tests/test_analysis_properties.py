@@ -90,6 +90,29 @@ def test_call_tree_totals_are_self_plus_children(stacks: list[tuple[list[str], i
         assert int(tree.total[0]) == profile.total
 
 
+def _paths(tree) -> dict[tuple[int, ...], int]:  # type: ignore[no-untyped-def]
+    """Node path (function ids from the root) -> total, for the nodes that are real functions."""
+    out = {}
+    for node in range(1, tree.size):
+        if tree.names[int(tree.func[node])] != "other" or int(tree.func[node]) < len(tree.names) - 1:
+            out[tuple(int(tree.func[n]) for n in tree.path(node))] = int(tree.total[node])
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(stacks_strategy, st.integers(2, 30))
+def test_the_budget_keeps_the_widest_nodes_and_counts_other(stacks: list[tuple[list[str], int]], budget: int) -> None:
+    profile = build(stacks)
+    full = _paths(build_tree(profile, max_nodes=0))
+    tree = build_tree(profile, max_nodes=budget)
+    assert tree.size <= budget or tree.size == 2  # root plus one other is the least there can be
+    kept = _paths(tree)
+    assert all(full[path] == total for path, total in kept.items())  # kept nodes keep exact totals
+    left_out = [total for path, total in full.items() if path not in kept]
+    if kept and left_out:
+        assert min(kept.values()) >= max(left_out)  # nothing left out is wider than anything kept
+
+
 @settings(max_examples=200, deadline=None)
 @given(stacks_strategy)
 def test_compiled_fold_matches_numpy(stacks: list[tuple[list[str], int]]) -> None:

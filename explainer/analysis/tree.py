@@ -1,10 +1,14 @@
 """The call tree a person looks at, built from the profile's stacks with a node budget.
 
-Built breadth first: at each depth the children of kept nodes are grouped from the stacks
-(one numpy pass per depth, no recursion, so 10,000-frame stacks are fine), and the widest
-children are kept while the budget lasts. What does not fit is merged into one ``other``
-child per parent, as Pyroscope does, so every node's total stays exact:
-``total = self + sum(children)``.
+Which nodes are kept follows Pyroscope's rule: the widest nodes of the whole tree, whatever
+their depth, and what does not fit is merged into one ``other`` child per parent, so every
+node's total stays exact (``total = self + sum(children)``). The budget counts those ``other``
+nodes too. A child is never wider than its parent, so "the N widest" is always a proper tree.
+
+Built breadth first with numpy, one pass per depth and no recursion, so 10,000-frame stacks
+are fine. While building, a node narrower than the N-th widest node seen so far can never be
+among the N widest of the whole tree, so its stacks are dropped at once: large profiles stay
+cheap.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ class CallTree:
     self: IntArray
     total: IntArray
     max_nodes: int
-    merged_nodes: int  # how many children were merged into ``other`` nodes
+    merged_nodes: int  # how many nodes of the full tree are folded into ``other`` nodes (at least)
     unit: str
 
     @property
@@ -60,73 +64,110 @@ class CallTree:
         return out[::-1]
 
 
-def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES) -> CallTree:
-    """The call tree, with at most about ``max_nodes`` nodes (0 = no limit)."""
-    n_names = len(profile.names)
-    other_id = n_names  # "other" gets an id past the profile's names
+@dataclass
+class _Nodes:
+    """The growing node table of the breadth-first build (plain lists of numpy chunks)."""
+
+    func: list[np.ndarray]
+    parent: list[np.ndarray]
+    depth: list[np.ndarray]
+    self_: list[np.ndarray]
+    total: list[np.ndarray]
+    count: int = 1
+
+    def add(self, func: np.ndarray, parent: np.ndarray, depth: int, self_: np.ndarray, total: np.ndarray) -> np.ndarray:
+        ids = np.arange(self.count, self.count + len(func), dtype=np.int64)
+        self.func.append(func)
+        self.parent.append(parent)
+        self.depth.append(np.full(len(func), depth, dtype=np.int64))
+        self.self_.append(self_)
+        self.total.append(total)
+        self.count += len(func)
+        return ids
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return tuple(np.concatenate(x) for x in (self.func, self.parent, self.depth, self.self_, self.total))
+
+
+def _grow(profile: Profile, bound_of: int | None) -> tuple[np.ndarray, ...]:
+    """Every node of the full tree, except those provably outside the ``bound_of`` widest."""
+    width = len(profile.names) + 1
     offsets, frames, values = profile.offsets, profile.frames, profile.values
     lengths = np.diff(offsets)
-    func: list[int] = [-1]
-    parent: list[int] = [-1]
-    depth: list[int] = [0]
-    self_: list[IntArray] = [np.zeros(1, dtype=np.int64)]
-    total: list[IntArray] = [np.asarray([profile.total], dtype=np.int64)]
-    other_self: dict[int, int] = {}
-    count = 1
-    merged = 0
+    one = np.ones(1, dtype=np.int64)
+    nodes = _Nodes([-one], [-one], [0 * one], [0 * one], [np.asarray([profile.total], dtype=np.int64)])
+    widest = np.zeros(0, dtype=np.int64)  # the largest totals seen so far (at most bound_of of them)
     active = np.flatnonzero(lengths > 0)
     node_of = np.zeros(profile.stack_count, dtype=np.int64)
     d = 0
-    budget = max_nodes if max_nodes > 0 else None
     while len(active):
-        f = frames[offsets[active] + d].astype(np.int64)
-        key = node_of[active] * (n_names + 1) + f
+        key = node_of[active] * width + frames[offsets[active] + d]
         uniq, inverse = np.unique(key, return_inverse=True)
-        sums = np.zeros(len(uniq), dtype=np.int64)
-        np.add.at(sums, inverse, values[active])
-        ends_here = lengths[active] == d + 1
-        self_here = np.zeros(len(uniq), dtype=np.int64)
-        np.add.at(self_here, inverse[ends_here], values[active][ends_here])
+        totals = np.zeros(len(uniq), dtype=np.int64)
+        np.add.at(totals, inverse, values[active])
+        ends = lengths[active] == d + 1
+        selfs = np.zeros(len(uniq), dtype=np.int64)
+        np.add.at(selfs, inverse[ends], values[active][ends])
         keep = np.ones(len(uniq), dtype=bool)
-        if budget is not None and count + len(uniq) > budget:
-            room = max(budget - count, 0)
-            order = np.lexsort((uniq, -sums))  # widest first, ties by key for determinism
-            keep[:] = False
-            keep[order[:room]] = True
-        new_ids = np.full(len(uniq), -1, dtype=np.int64)
-        new_ids[keep] = np.arange(count, count + int(keep.sum()))
-        count += int(keep.sum())
-        func.extend((uniq[keep] % (n_names + 1)).tolist())
-        parent.extend((uniq[keep] // (n_names + 1)).tolist())
-        depth.extend([d + 1] * int(keep.sum()))
-        self_.append(self_here[keep])
-        total.append(sums[keep])
-        dropped = ~keep
-        if dropped.any():
-            merged += int(dropped.sum())
-            for p, v in zip((uniq[dropped] // (n_names + 1)).tolist(), sums[dropped].tolist(), strict=True):
-                other_self[p] = other_self.get(p, 0) + v
-        child = new_ids[inverse]
-        node_of[active] = child
-        active = active[(child >= 0) & ~ends_here]
+        if bound_of is not None:
+            if len(widest) >= bound_of:
+                keep = totals >= widest[-bound_of]
+            widest = np.sort(np.concatenate((widest, totals[keep])))[-bound_of:]
+        ids = np.full(len(uniq), -1, dtype=np.int64)
+        ids[keep] = nodes.add(uniq[keep] % width, uniq[keep] // width, d + 1, selfs[keep], totals[keep])
+        node_of[active] = ids[inverse]
+        active = active[(ids[inverse] >= 0) & ~ends]
         d += 1
+    return nodes.arrays()
+
+
+def _select(total: np.ndarray, depth: np.ndarray, parent: np.ndarray, self_: np.ndarray, budget: int) -> np.ndarray:
+    """The widest ``n`` nodes (parents before children on ties) such that they plus one
+    ``other`` node per parent with a left-out child fit in ``budget``."""
+    order = np.lexsort((np.arange(len(total)), depth, -total))  # widest first; ties: shallower first
+    n = min(budget, len(total))
+    while True:
+        keep = np.zeros(len(total), dtype=bool)
+        keep[order[:n]] = True
+        inner = np.zeros(len(total), dtype=np.int64)
+        kids = np.flatnonzero(keep)[1:]
+        np.add.at(inner, parent[kids], total[kids])
+        others = int(np.count_nonzero(keep & (total - self_ - inner > 0)))
+        if n + others <= budget or n <= 1:
+            return keep
+        n -= n + others - budget
+
+
+def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES) -> CallTree:
+    """The call tree, at most ``max_nodes`` nodes including ``other`` ones (0 = no limit)."""
+    budget = max_nodes if max_nodes > 0 else None
+    func, parent, depth, self_, total = _grow(profile, budget)
+    full_size = len(func)
+    keep = _select(total, depth, parent, self_, budget) if budget and full_size > budget else np.ones(full_size, bool)
+    new_id = np.cumsum(keep) - 1
+    kept = np.flatnonzero(keep)
+    func, depth, self_, total = func[kept], depth[kept], self_[kept], total[kept]
+    parent = np.where(kept == 0, -1, new_id[np.maximum(parent[kept], 0)])
+    inner = np.zeros(len(kept), dtype=np.int64)
+    np.add.at(inner, parent[1:], total[1:])
+    rest = total - self_ - inner  # what left-out children (and their subtrees) held
+    owners = np.flatnonzero(rest > 0)
     names = profile.names
-    for p, v in sorted(other_self.items()):
-        func.append(other_id)
-        parent.append(p)
-        depth.append(int(depth[p]) + 1)
-        self_.append(np.asarray([v], dtype=np.int64))
-        total.append(np.asarray([v], dtype=np.int64))
-    if other_self:
+    if len(owners):
         names = (*names, OTHER)
+        func = np.concatenate((func, np.full(len(owners), len(profile.names))))
+        parent = np.concatenate((parent, owners))
+        depth = np.concatenate((depth, depth[owners] + 1))
+        self_ = np.concatenate((self_, rest[owners]))
+        total = np.concatenate((total, rest[owners]))
     return CallTree(
         names=names,
-        func=np.asarray(func, dtype=np.int64),
-        parent=np.asarray(parent, dtype=np.int64),
-        depth=np.asarray(depth, dtype=np.int64),
-        self=np.concatenate(self_),
-        total=np.concatenate(total),
+        func=func.astype(np.int64),
+        parent=parent.astype(np.int64),
+        depth=depth.astype(np.int64),
+        self=self_.astype(np.int64),
+        total=total.astype(np.int64),
         max_nodes=max_nodes,
-        merged_nodes=merged,
+        merged_nodes=max(full_size - len(kept), len(owners)),
         unit=profile.unit,
     )

@@ -62,20 +62,6 @@ def _faded(color: str, keep: float = 0.3) -> str:
     return f"rgb({int(255 - (255 - r) * keep)},{int(255 - (255 - g) * keep)},{int(255 - (255 - b) * keep)})"
 
 
-def tree_within(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> CallTree:
-    """``build_tree`` whose result, ``other`` nodes included, has at most ``limit`` nodes.
-
-    build_tree's budget counts kept nodes; the ``other`` nodes it adds on top can nearly
-    double the size, and every bar costs drawing time, so shrink the budget until it fits.
-    """
-    budget = limit
-    tree = build_tree(profile, max_nodes=budget)
-    while tree.size > limit and budget > 16:
-        budget = max(16, budget * limit // tree.size - 1)
-        tree = build_tree(profile, max_nodes=budget)
-    return tree
-
-
 def _x_starts(tree: CallTree) -> np.ndarray:
     """Children sit side by side from their parent's left edge, in name order (like pprof)."""
     x = np.zeros(tree.size, dtype=np.int64)
@@ -88,7 +74,7 @@ def _x_starts(tree: CallTree) -> np.ndarray:
 
 
 def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
-    tree = tree_within(profile, limit)
+    tree = build_tree(profile, max_nodes=limit)  # the budget counts the `other` nodes too
     n, unit, grand = tree.size, tree.unit, max(int(tree.total[0]), 1)
     raw = [tree.name(i) for i in range(n)]
     is_other = (tree.func >= len(profile.names)) & (np.arange(n) > 0)
