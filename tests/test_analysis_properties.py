@@ -149,3 +149,12 @@ def test_compiled_and_numpy_pprof_paths_agree(real_dir) -> None:  # type: ignore
         assert np.array_equal(fast.values, slow.values)
         checked += 1
     assert checked >= 20
+
+
+def test_a_tight_budget_never_empties_the_tree() -> None:
+    """Regression: with more `other` nodes than budget, the selection once shrank to nothing."""
+    stacks = [(["a", "a"], 1), (["b"], 1), (["d"], 1), (["b", "a"], 1), (["c", "a"], 2), (["a", "b", "a"], 2)]
+    profile = build(stacks)
+    for budget in range(1, 12):
+        tree = build_tree(profile, max_nodes=budget)
+        assert tree.size >= 2 and int(tree.total[0]) == profile.total

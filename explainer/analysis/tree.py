@@ -133,9 +133,9 @@ def _select(total: np.ndarray, depth: np.ndarray, parent: np.ndarray, self_: np.
         kids = np.flatnonzero(keep)[1:]
         np.add.at(inner, parent[kids], total[kids])
         others = int(np.count_nonzero(keep & (total - self_ - inner > 0)))
-        if n + others <= budget or n <= 1:
+        if n + others <= budget or n == 1:
             return keep
-        n -= n + others - budget
+        n = max(1, min(n - 1, budget - others))  # fewer kept nodes can need fewer others: try again
 
 
 def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES) -> CallTree:
