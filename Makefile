@@ -17,9 +17,11 @@ $(STAMP): pyproject.toml setup.py explainer/_fold.c
 
 install: $(STAMP)
 
+# `make run PROFILE=path/to/profile.pb.gz` opens on a file instead of the demo.
 run: install
-	@echo "explainer: open http://127.0.0.1:$(PORT) (demo profile, offline; Ctrl-C to stop)"
-	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+	@echo "explainer: open http://127.0.0.1:$(PORT) ($(if $(PROFILE),$(PROFILE),demo profile), offline; Ctrl-C to stop)"
+	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true \
+	  $(if $(PROFILE),-- $(PROFILE))
 
 analyze: install
 	$(BIN)/explainer analyze $(DEMO)
