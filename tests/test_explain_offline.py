@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from explainer.demo import SEED_CHAIN
 from explainer.errors import ExplainerError
 from explainer.explain import Answer, Conversation, LlmSettings
 from explainer.explain.intents import classify
@@ -126,17 +127,7 @@ def test_self_versus_total_is_taught_with_this_profiles_numbers(demo: Profile) -
 
 def test_the_chain_read_bottom_to_top(demo: Profile) -> None:
     a = ask(demo, "Show me the call chain to the biggest allocation, and explain each step.")
-    seed_chain = [
-        "0x7f151",
-        "<interpreter trampoline>",
-        "<module>",
-        "EngineCoreProc.run_engine_core",
-        "EngineCore.__init__",
-        "EngineCore._initialize_kv_caches",
-        "Worker.initialize_from_config",
-        "GPUModelRunner.initialize_kv_cache",
-        "GPUModelRunner._allocate_kv_cache_tensors",
-    ]
+    seed_chain = list(SEED_CHAIN)
     assert in_order(a.markdown, seed_chain)
     steps = [line for line in a.markdown.splitlines() if re.match(r"\d+\. ", line)]
     assert len(steps) == len(seed_chain)  # every step explained on its own line
