@@ -256,7 +256,8 @@ def report(
         "",
         # Other jobs on a 2-core machine distort wall times; say so next to the numbers.
         f"Load average at start {load_at_start:.2f}, at end {os.getloadavg()[0]:.2f} (1 min).",
-        *busy_warning(max(load_at_start, os.getloadavg()[0])),
+        # only the load at start tells of other jobs: at the end it includes pprof's own threads
+        *busy_warning(load_at_start),
         "",
         f"- explainer: `explainer analyze FILE --format json` ({versions['explainer']})",
         f"- pprof: `pprof -symbolize=none -top FILE` ({versions['pprof']})",
