@@ -170,12 +170,16 @@ def decode(name: str) -> Symbol:
     return sym("function", "a function frame as the profiler named it.")
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _python_member(sym: SymbolMaker, owner: str, member: str) -> Symbol:
     cls = owner.rsplit(".", 1)[-1]
     if member == "__init__":
         return sym(
             "constructor",
-            f"the constructor of class {cls}: a {cls}(...) object is being created.",
+            f"the constructor of class {cls}: {_article(cls)} {cls}(...) object is being created.",
             owner,
             member,
             "python",
