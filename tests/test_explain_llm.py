@@ -40,8 +40,13 @@ def server() -> Iterator[OpenAIServer]:
 
 
 def settings(srv: OpenAIServer, **changes: Any) -> LlmSettings:
-    values: dict[str, Any] = {"model": "test-model", "base_url": srv.url, "api_key": CANARY, "timeout": 5.0,
-                              "max_retries": 0}
+    values: dict[str, Any] = {
+        "model": "test-model",
+        "base_url": srv.url,
+        "api_key": CANARY,
+        "timeout": 5.0,
+        "max_retries": 0,
+    }
     return LlmSettings(**{**values, **changes})
 
 
@@ -79,8 +84,14 @@ def test_a_full_tool_calling_round_trip(demo: Profile, server: OpenAIServer) -> 
     assert first.body["stream"] is True and first.body["max_completion_tokens"] == 1_000
     assert "max_tokens" not in first.body
     names = {t["function"]["name"] for t in first.body["tools"]}
-    assert names == {"top_functions", "function_details", "call_chain", "callers_callees", "symbol_meaning",
-                     "search_functions"}  # no compare without a baseline
+    assert names == {
+        "top_functions",
+        "function_details",
+        "call_chain",
+        "callers_callees",
+        "symbol_meaning",
+        "search_functions",
+    }  # no compare without a baseline
     top, chain = tool_results(server)
     assert top["rows"][0] == ["GPUModelRunner._allocate_kv_cache_tensors", "55.1 GB (73.8%)", "55.1 GB (73.8%)"]
     assert chain["steps"][-1][0] == "GPUModelRunner._allocate_kv_cache_tensors"
@@ -153,7 +164,7 @@ PAYLOADS = [
     "A" * 5_000 + " long name",
     "🙈🙉🙊 emoji instructions",
     "\r\nContent-Type: text/html\r\n\r\n<h1>header injection</h1>",
-    "```json\n{\"facts\": []}\n```",
+    '```json\n{"facts": []}\n```',
 ]
 
 
@@ -314,8 +325,9 @@ def test_the_question_deadline_holds_between_chunks(demo: Profile, server: OpenA
 def test_the_canary_key_never_leaks(demo: Profile, server: OpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     s = settings(server, max_retries=1)
-    server.push(Reply(GOOD), Fault("status", status=401), Fault("status", status=500), Fault("status", status=500),
-                Fault("cut"))
+    server.push(
+        Reply(GOOD), Fault("status", status=401), Fault("status", status=500), Fault("status", status=500), Fault("cut")
+    )
     c = Conversation(demo, settings=s, mode="llm")
     answers = [c.ask("What uses the most GPU memory?") for _ in range(4)]
     texts = [a.markdown + str(a.notice) for a in answers] + [c.outgoing_preview("What is the total?")]
@@ -330,19 +342,31 @@ def test_settings_from_env_and_secrets() -> None:
     s = LlmSettings.from_env(environ=env)
     assert s.configured and s.provider == "openai" and s.timeout == 120.0
     assert CANARY not in repr(s) and CANARY not in s.describe() and s.secrets() == (CANARY,)
-    s = LlmSettings.from_env({"EXPLAINER_MODEL": "llama3", "OPENAI_BASE_URL": "http://u:pw-secret@ollama:11434/v1"},
-                             environ=env)
+    s = LlmSettings.from_env(
+        {"EXPLAINER_MODEL": "llama3", "OPENAI_BASE_URL": "http://u:pw-secret@ollama:11434/v1"}, environ=env
+    )
     assert s.provider == "compatible" and s.describe() == "llama3 at http://ollama:11434/v1"
     assert "pw-secret" in s.secrets()
     assert not LlmSettings.from_env(environ={"OPENAI_API_KEY": CANARY}).configured  # a key alone: offline
-    azure = LlmSettings.from_env(environ={"AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
-                                          "AZURE_OPENAI_API_KEY": CANARY, "AZURE_OPENAI_DEPLOYMENT": "dep"})
+    azure = LlmSettings.from_env(
+        environ={
+            "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com",
+            "AZURE_OPENAI_API_KEY": CANARY,
+            "AZURE_OPENAI_DEPLOYMENT": "dep",
+        }
+    )
     assert azure.provider == "azure" and azure.api_version and "dep" in azure.describe()
 
 
 def test_azure_openai_goes_to_the_deployment(demo: Profile, server: OpenAIServer) -> None:
-    s = LlmSettings(azure_endpoint=server.root, azure_deployment="dep", api_version="2024-10-21", api_key=CANARY,
-                    timeout=5.0, max_retries=0)
+    s = LlmSettings(
+        azure_endpoint=server.root,
+        azure_deployment="dep",
+        api_version="2024-10-21",
+        api_key=CANARY,
+        timeout=5.0,
+        max_retries=0,
+    )
     server.push(Reply(GOOD))
     a = Conversation(demo, settings=s, mode="auto").ask("What uses the most GPU memory?")
     assert a.mode == "llm"
@@ -435,10 +459,22 @@ def test_prompts_are_versioned_files_rendered_with_exact_variables(
 @pytest.mark.parametrize(
     ("text", "ok"),
     [
-        ("55.1 GB", True), ("51.3 GiB", True), ("55 GB", True), ("55.2 GB", False), ("56 GB", False),
-        ("73.8%", True), ("74%", True), ("73%", False), ("<0.1%", True), ("55,100,000,000 bytes", True),
-        ("1. `0x7f151` first step", True), ("`Worker.initialize_from_config` at step 3", True),
-        ("12 GB", True), ("999 TB", False), ("`NotAFunction.anywhere`", False), ("`<module>`", True),
+        ("55.1 GB", True),
+        ("51.3 GiB", True),
+        ("55 GB", True),
+        ("55.2 GB", False),
+        ("56 GB", False),
+        ("73.8%", True),
+        ("74%", True),
+        ("73%", False),
+        ("<0.1%", True),
+        ("55,100,000,000 bytes", True),
+        ("1. `0x7f151` first step", True),
+        ("`Worker.initialize_from_config` at step 3", True),
+        ("12 GB", True),
+        ("999 TB", False),
+        ("`NotAFunction.anywhere`", False),
+        ("`<module>`", True),
     ],
 )
 def test_the_checker(demo: Profile, text: str, ok: bool) -> None:
@@ -462,3 +498,14 @@ def test_an_injected_chat_model_without_tools_still_answers_and_is_checked(demo:
     a = Conversation(demo, settings=LlmSettings(), mode="auto", chat_model=fake).ask("What is the total?")
     assert a.mode == "llm" and not a.incomplete
     assert a.verification.checked == 2 and a.verification.unverified == ["3.3 GB"]
+
+
+def test_labels_can_be_kept_from_the_model(demo: Profile) -> None:
+    """EXPLAINER_REDACT_LABELS=1: the pod and namespace never reach the model; numbers still do."""
+    env = {"EXPLAINER_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}
+    shared = Conversation(demo, settings=LlmSettings.from_env(environ=env), mode="llm").outgoing_preview("Total?")
+    redacted_settings = LlmSettings.from_env(environ={**env, "EXPLAINER_REDACT_LABELS": "1"})
+    assert redacted_settings.redact_labels
+    redacted = Conversation(demo, settings=redacted_settings, mode="llm").outgoing_preview("Total?")
+    assert "vllm-llama-0" in shared and "vllm-llama-0" not in redacted
+    assert "74.7 GB" in redacted

@@ -90,7 +90,7 @@ class Conversation:
 
     @cached_property
     def facts(self) -> Facts:
-        facts = build_facts(self.ctx)
+        facts = build_facts(self.ctx, redact_labels=self.settings.redact_labels)
         self.grounding.merge(facts.grounding)
         return facts
 

@@ -65,10 +65,10 @@ class Facts:
         return data_block("facts", {"facts": list(self.items)})
 
 
-def build_facts(ctx: ProfileContext, budget: int = BUDGET_TOKENS) -> Facts:
+def build_facts(ctx: ProfileContext, budget: int = BUDGET_TOKENS, *, redact_labels: bool = False) -> Facts:
     pairs: list[tuple[dict[str, Any], Grounding]] = []
     for limits in LEVELS:
-        pairs = _collect(ctx, limits)
+        pairs = _collect(ctx, limits, redact_labels)
         tokens = count_tokens(_block(pairs))
         if tokens <= budget:
             return _facts(pairs, tokens, ctx.unit)
@@ -109,12 +109,13 @@ class _Collector:
         return f"{g.value(value)} ({g.share(value, self.ctx.total)})"
 
 
-def _collect(ctx: ProfileContext, limits: Limits) -> list[tuple[dict[str, Any], Grounding]]:
+def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[tuple[dict[str, Any], Grounding]]:
     c = _Collector(ctx, limits)
     s = ctx.summary
     item, g = c.fact("profile", resource=ctx.resource, sample_type=clean(str(ctx.profile.sample_type), 60))
     item.update(values=g.text(clean(ctx.meaning, 300)))
-    if ctx.profile.labels:  # who the profile is about (service, pod): untrusted text, so cleaned and capped
+    # who the profile is about (service, pod): untrusted text, so cleaned and capped
+    if ctx.profile.labels and not redact_labels:
         item["labels"] = [[c.name(k), c.name(v)] for k, v in ctx.profile.labels[: limits.orchestrators]]
     item.update(
         total=c.vs(g, ctx.total), stacks=g.count(ctx.profile.stack_count), functions=g.count(s.stats.function_count)

@@ -30,6 +30,7 @@ KEYS = (
     "OPENAI_API_VERSION",
     "AZURE_OPENAI_DEPLOYMENT",
     "EXPLAINER_LLM_TIMEOUT",
+    "EXPLAINER_REDACT_LABELS",
 )
 
 
@@ -63,6 +64,7 @@ class LlmSettings:
     timeout: float = DEFAULT_TIMEOUT_S
     max_retries: int = DEFAULT_RETRIES
     max_completion_tokens: int = DEFAULT_MAX_COMPLETION_TOKENS
+    redact_labels: bool = False  # keep profile labels (service, pod, namespace) away from the model
 
     @classmethod
     def from_env(
@@ -84,6 +86,7 @@ class LlmSettings:
             azure_deployment=values["AZURE_OPENAI_DEPLOYMENT"] or (values["EXPLAINER_MODEL"] if azure else ""),
             api_version=values["OPENAI_API_VERSION"] or (DEFAULT_API_VERSION if azure else ""),
             timeout=_number(values["EXPLAINER_LLM_TIMEOUT"], DEFAULT_TIMEOUT_S, 1.0, MAX_TIMEOUT_S),
+            redact_labels=values["EXPLAINER_REDACT_LABELS"].lower() in ("1", "true", "yes", "on"),
         )
 
     @property
