@@ -207,7 +207,7 @@ def test_big_tree_renders_fast_and_hostile_names_stay_text(browser: Any, tmp_pat
     path.write_bytes(to_pprof(profile))
     for url in serve("big", str(path)):
         firsts = []
-        for _ in range(2):  # two fresh pages: the better one is the render, the spread is load noise
+        for _ in range(3):  # fresh pages: the best is the render, the spread is load noise
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.add_init_script(ARRIVALS_JS)
             t0 = time.monotonic()
@@ -233,7 +233,7 @@ def test_big_tree_renders_fast_and_hostile_names_stay_text(browser: Any, tmp_pat
             "tree_nodes": tree.size,
             "bars_drawn": drawn,
             "merged_into_other": tree.merged_nodes,
-            "render_s": round(first, 2),  # spec received by the browser -> all bars drawn (best of 2 pages)
+            "render_s": round(first, 2),  # spec received by the browser -> all bars drawn (best of 3 pages)
             "render_s_each_page": [round(x, 2) for x in firsts],
             "rerender_after_search_s": round(again, 2),
             "page_open_to_drawn_s": round(opened, 2),  # includes Streamlit's start and the analysis
