@@ -49,8 +49,10 @@ class Source:
     kind: str  # "file", "pyroscope", "upload", "demo"
     location: str  # a path, a file name or a server URL (never with credentials)
     format: str  # "pprof", "flamebearer", "connect-flamegraph", "folded", ...
-    query: str = ""  # for servers: profile type, selector and window
+    query: str = ""  # for servers: profile type, selector and window, for people to read
     digest: str = ""  # sha256 of the input bytes, for reproducibility
+    profile_type: str = ""  # for servers: the profile type ID queried (the window is time_ns/duration_ns)
+    selector: str = ""  # for servers: the label selector queried
 
 
 @dataclass(frozen=True, slots=True)

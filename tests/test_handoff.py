@@ -64,7 +64,14 @@ def pyroscope_demo() -> Profile:
     start_ms = 1_787_306_400_000
     return replace(
         demo_profile(),
-        source=Source("pyroscope", "http://127.0.0.1:4040", "connect-flamegraph", query=query),
+        source=Source(
+            "pyroscope",
+            "http://127.0.0.1:4040",
+            "connect-flamegraph",
+            query=query,
+            profile_type="process_cpu:malloc:bytes::",
+            selector='{k8s_namespace="inference",k8s_podName="vllm-llama-0"}',
+        ),
         time_ns=start_ms * 10**6,
         duration_ns=3_600 * 10**9,
     )
@@ -222,8 +229,8 @@ def test_without_grafana_url_the_query_is_printed_to_paste() -> None:
 
 
 def test_hostile_selector_cannot_leave_the_link() -> None:
-    profile = replace(pyroscope_demo(), source=Source("pyroscope", "x", "connect-flamegraph",
-                                                      query='t:a:b::{pod="x) [y](z <b> "} from 1 until 2'))
+    hostile = Source("pyroscope", "x", "connect-flamegraph", profile_type="t:a:b::", selector='{pod="x) [y](z <b> "}')
+    profile = replace(pyroscope_demo(), source=hostile)
     query = parse_query(profile)
     assert query is not None
     url = explore_url("https://g.example", query)

@@ -197,7 +197,14 @@ class PyroscopeClient:
             sample_type=sample,
             sample_types=(sample,),
             period_type=SampleType(t.period_type, t.period_unit) if t.period_type else profile.period_type,
-            source=Source("pyroscope", self.base_url, fmt, query=query.describe()),
+            source=Source(
+                "pyroscope",
+                self.base_url,
+                fmt,
+                query=query.describe(),
+                profile_type=t.id,
+                selector=query.selector,
+            ),
             time_ns=query.window.start_ms * 1_000_000,
             duration_ns=(query.window.end_ms - query.window.start_ms) * 1_000_000,
         )

@@ -102,7 +102,7 @@ def model_summary(profile: Profile, llm_settings: Any, baseline: Profile | None 
 
 
 def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, datasource: str | None) -> list[str]:
-    query = parse_query(profile) if profile.source.kind == "pyroscope" else None
+    query = parse_query(profile)
     src = profile.source
     out = ["## Scope", "", f"- Source: {src.kind} {md_cell(src.location or '(unnamed)')} ({src.format})"]
     who = parts.labels_text(profile, query)
@@ -110,7 +110,7 @@ def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, d
         out.append(f"- Service / pod: {who}")
     out.append(f"- Profile type: `{profile.sample_type}`: {meaning.text}.")
     out += [f"  - {c}" for c in meaning.caveats]
-    out.append(f"- Window: {window_text(profile, query)}")
+    out.append(f"- Window: {window_text(profile)}")
     if src.query:
         out.append(f"- Query: {parts.code_span(src.query)}")
     out += parts.grafana_lines(query, grafana_url, datasource)

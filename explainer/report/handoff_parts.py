@@ -76,8 +76,7 @@ def grafana_lines(query: Query | None, grafana_url: str | None, datasource: str 
     if grafana_url:
         url = explore_url(grafana_url, query, datasource_uid=datasource or DEFAULT_DATASOURCE_UID)
         return [f"- Grafana: [open this query and window in Explore]({url})"]
-    start = str(query.start_ms) if query.start_ms is not None else query.start_text or "now-1h"
-    end = str(query.end_ms) if query.end_ms is not None else query.end_text or "now"
+    start, end = query.range_text
     return [
         f"- Grafana (no --grafana-url given): in Explore, pick the Pyroscope data source, profile type "
         f"{md_cell(query.profile_type)}, label selector {md_cell(query.selector)}, time range `{start}` to `{end}`."

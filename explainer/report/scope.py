@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote, urlsplit
@@ -22,8 +21,6 @@ from explainer.model import Profile
 
 PYROSCOPE_DATASOURCE_TYPE = "grafana-pyroscope-datasource"
 DEFAULT_DATASOURCE_UID = "local-pyroscope"  # the AKS GPU-profiling guide's datasource uid
-_QUERY = re.compile(r"^\s*(?P<type>[^\s{]+)\s*(?P<selector>\{.*\})?")
-_WINDOW = re.compile(r"(?P<key>from|until|start|end)[=: ]\s*(?P<value>[^\s,;]+)")
 
 _KIND_MEANINGS = {
     "time": "time spent in each call stack",
@@ -68,51 +65,37 @@ class Query:
     selector: str
     start_ms: int | None
     end_ms: int | None
-    start_text: str  # as written, e.g. "now-1h", when no absolute time is known
-    end_text: str
 
-
-def _ms(text: str) -> int | None:
-    """Unix seconds, milliseconds or nanoseconds (by digit count), or RFC 3339 with a zone; else None."""
-    if not text.isdigit():
-        try:
-            when = datetime.fromisoformat(text)
-        except ValueError:
-            return None
-        return int(when.timestamp() * 1000) if when.tzinfo is not None else None
-    value = int(text)
-    return value * 1000 if len(text) <= 10 else value if len(text) <= 13 else value // 10**6
+    @property
+    def range_text(self) -> tuple[str, str]:
+        """The window as Grafana takes it: Unix milliseconds, or the last hour when unknown."""
+        start = str(self.start_ms) if self.start_ms is not None else "now-1h"
+        end = str(self.end_ms) if self.end_ms is not None else "now"
+        return start, end
 
 
 def parse_query(profile: Profile) -> Query | None:
-    """The Pyroscope query behind a profile (``type{selector}`` plus window), or None for files."""
-    text = profile.source.query
-    m = _QUERY.match(text) if text else None
-    if not m:
+    """The Pyroscope query behind a profile (type, selector, window), or None for files.
+
+    The client records the type and selector in ``source`` and the window as the profile's
+    ``time_ns``/``duration_ns``; nothing is parsed back out of display text.
+    """
+    src = profile.source
+    if not src.profile_type:
         return None
-    window = {w.group("key"): w.group("value") for w in _WINDOW.finditer(text[m.end() :])}
-    start_text = window.get("from") or window.get("start") or ""
-    end_text = window.get("until") or window.get("end") or ""
-    start, end = _ms(start_text), _ms(end_text)
-    if start is None and profile.time_ns:
-        start = profile.time_ns // 10**6
-        if end is None and profile.duration_ns:
-            end = (profile.time_ns + profile.duration_ns) // 10**6
-    return Query(m.group("type"), m.group("selector") or "{}", start, end, start_text, end_text)
+    start = profile.time_ns // 10**6 if profile.time_ns else None
+    end = (profile.time_ns + profile.duration_ns) // 10**6 if profile.time_ns and profile.duration_ns else None
+    return Query(src.profile_type, src.selector or "{}", start, end)
 
 
-def window_text(profile: Profile, query: Query | None) -> str:
-    start = query.start_ms if query else (profile.time_ns // 10**6 if profile.time_ns else None)
-    end = query.end_ms if query else None
-    if end is None and profile.time_ns and profile.duration_ns:
-        end = (profile.time_ns + profile.duration_ns) // 10**6
-    if start is not None and end is not None:
-        return f"{_utc(start)} to {_utc(end)} ({units.format_duration_ns((end - start) * 10**6)})"
-    if start is not None:
-        return f"from {_utc(start)}"
-    if query and query.start_text:
-        return f"{query.start_text} to {query.end_text or 'now'} (relative to when it was queried)"
-    return "not recorded in the input"
+def window_text(profile: Profile) -> str:
+    if not profile.time_ns:
+        return "not recorded in the input"
+    start = _utc(profile.time_ns // 10**6)
+    if not profile.duration_ns:
+        return f"from {start}"
+    end = _utc((profile.time_ns + profile.duration_ns) // 10**6)
+    return f"{start} to {end} ({units.format_duration_ns(profile.duration_ns // 10**6 * 10**6)})"
 
 
 def _utc(ms: int) -> str:
@@ -130,8 +113,7 @@ def check_base_url(base: str) -> str:
 
 def explore_url(base: str, query: Query, *, datasource_uid: str = DEFAULT_DATASOURCE_UID, org_id: int = 1) -> str:
     """A Grafana Explore URL that opens the same query and window."""
-    start = str(query.start_ms) if query.start_ms is not None else (query.start_text or "now-1h")
-    end = str(query.end_ms) if query.end_ms is not None else (query.end_text or "now")
+    start, end = query.range_text
     datasource = {"type": PYROSCOPE_DATASOURCE_TYPE, "uid": datasource_uid}
     pane = {
         "datasource": datasource_uid,
