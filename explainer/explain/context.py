@@ -169,9 +169,9 @@ class ProfileContext:
 
     def is_runtime(self, name: str) -> bool:
         """Code that carries requests without deciding them: allocator, driver, operators, native code."""
-        cid = kb.category_id(name)
-        if cid is not None:
-            return kb.is_runtime(cid)
+        known = kb.is_runtime(name)
+        if known is not None:
+            return known
         sym = decode(name)
         return sym.language in ("native", "cpp") or sym.kind == "native"
 

@@ -78,12 +78,10 @@ def category_id(name: str) -> str | None:
     return cid if isinstance(cid, str) else None
 
 
-def is_runtime(category: str) -> bool:
-    """Categories that carry requests but never decide what they are for (allocator, operators, interpreter)."""
-    kb = module()
-    cats = _call("categories") if kb is not None else None
-    cat = cats.get(category) if isinstance(cats, dict) else None
-    return bool(getattr(cat, "runtime", False)) or category == "unresolved"
+def is_runtime(name: str) -> bool | None:
+    """Does a frame only carry requests (allocator, operators, interpreter, addresses)? None without the base."""
+    value = _call("is_runtime", name)
+    return value if isinstance(value, bool) else None
 
 
 def category(name: str) -> str | None:

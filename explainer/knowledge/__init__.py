@@ -14,7 +14,17 @@ from explainer.knowledge.attribution import (
     format_breakdown,
     stack_categories,
 )
-from explainer.knowledge.classify import Action, Category, Entry, categories, classify, describe, label, lookup
+from explainer.knowledge.classify import (
+    Action,
+    Category,
+    Entry,
+    categories,
+    classify,
+    describe,
+    is_runtime,
+    label,
+    lookup,
+)
 from explainer.knowledge.semantics import Semantics, semantics
 
 __all__ = [
@@ -30,6 +40,7 @@ __all__ = [
     "classify",
     "describe",
     "format_breakdown",
+    "is_runtime",
     "label",
     "lookup",
     "semantics",

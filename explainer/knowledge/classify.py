@@ -198,6 +198,11 @@ def classify(name: str) -> str:
     return traits(name)[0]
 
 
+def is_runtime(name: str) -> bool:
+    """Allocator, driver, operator, interpreter or unresolved frames: they carry requests made elsewhere."""
+    return categories()[classify(name)].runtime
+
+
 def label(category: str) -> str:
     """The human label of a category id (``kv-cache`` -> ``KV cache``)."""
     cat = categories().get(category)

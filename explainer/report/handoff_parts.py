@@ -96,11 +96,7 @@ def _lookup(name: str) -> Entry | None:
 
 
 def is_runtime(name: str) -> bool:
-    """Allocator, driver, interpreter or unresolved frames: they carry requests made elsewhere."""
-    if _kb is None:
-        return False
-    category = _kb.categories().get(_kb.classify(name))
-    return bool(category and category.runtime)
+    return _kb is not None and _kb.is_runtime(name)
 
 
 def is_allocator(name: str) -> bool:
