@@ -53,7 +53,8 @@ def apply_options(profile: Profile, options: Options) -> Profile:
     return profile
 
 
-def _unresolved_share(profile: Profile) -> float:
+def unresolved_share(profile: Profile) -> float:
+    """Share of the total whose leaf frame is a raw address or an unknown frame."""
     if not profile.total:
         return 0.0
     unresolved = np.asarray([decode(n).kind in ("address", "unknown") for n in profile.names], dtype=bool)
@@ -81,5 +82,5 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
         if stats.self_values[i] == stats.total_values[i] and stats.self_values[i] > 0
     )[: options.top]
     return Summary(
-        profile, stats, top_self, top_total, chain, orchestrators, leaves, _unresolved_share(profile), options
+        profile, stats, top_self, top_total, chain, orchestrators, leaves, unresolved_share(profile), options
     )

@@ -25,21 +25,6 @@ APP_KINDS = ("method", "constructor", "function", "nested", "lambda")
 _INTERPRETER_PREFIXES = ("_Py", "Py", "_start", "__libc", "pymain", "run_mod", "cfunction_", "method_vectorcall")
 _GPU_HINTS = ("cuda", "cumemalloc", "nccl", "cublas", "gpu")
 
-# what one unit of value means, by (sample type, unit); the fallback is by unit kind
-_MEANINGS = {
-    ("malloc", "bytes"): "cumulative bytes of GPU memory allocated through cuMemAlloc* in the window; frees are "
-    "not subtracted, so this is allocation volume, not memory in use",
-    ("alloc_space", "bytes"): "bytes allocated in the window, whether or not they were freed since",
-    ("inuse_space", "bytes"): "bytes still allocated (in use) when the profile was taken",
-    ("alloc_objects", "count"): "objects allocated in the window",
-    ("inuse_objects", "count"): "objects still allocated when the profile was taken",
-    ("cpu", "nanoseconds"): "CPU time spent",
-    ("wall", "microseconds"): "wall-clock time, waiting included",
-    ("samples", "count"): "stack samples taken (more samples = more time on the CPU)",
-    ("contentions", "count"): "times a lock was contended",
-    ("delay", "nanoseconds"): "time spent waiting for locks",
-}
-
 
 class ProfileContext:
     def __init__(self, profile: Profile, baseline: Profile | None = None, top: int = 10) -> None:
@@ -99,9 +84,6 @@ class ProfileContext:
         if from_kb:
             return from_kb
         st = self.profile.sample_type
-        known = _MEANINGS.get((st.type, st.unit))
-        if known:
-            return known
         kind = units.kind_of(st.unit)
         return {"bytes": "bytes", "time": "time spent"}.get(kind, f"a count of {st.type or 'samples'}")
 

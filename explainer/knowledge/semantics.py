@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from explainer import units
-from explainer.analysis.functions import leaf_ids
+from explainer.analysis.summary import unresolved_share
 from explainer.knowledge.attribution import category_breakdown
-from explainer.knowledge.classify import ALLOCATOR, UNRESOLVED, is_unresolved, lookup
+from explainer.knowledge.classify import ALLOCATOR, UNRESOLVED, lookup
 from explainer.model import Profile
 
 UNRESOLVED_HIGH = 0.2  # the share of the total at which unresolved symbols change the reading
@@ -64,14 +62,6 @@ class Semantics:
     source: str = ""  # documentation the meaning rests on, when there is one
 
 
-def unresolved_leaf_share(profile: Profile) -> float:
-    """Share of the total whose leaf is a raw address or an unknown frame."""
-    if not profile.total:
-        return 0.0
-    unresolved = np.fromiter((is_unresolved(n) for n in profile.names), dtype=bool, count=len(profile.names))
-    return float(profile.values[unresolved[leaf_ids(profile)]].sum()) / profile.total
-
-
 def _has_cuda_frames(profile: Profile) -> bool:
     for name in profile.names:
         entry = lookup(name)
@@ -107,7 +97,7 @@ def semantics(profile: Profile) -> Semantics:
     meaning = _MEANINGS.get(key) or f"values of {st.type!r}, in {st.unit}"
     caveats: list[str] = []
     source = ""
-    leaf_share = unresolved_leaf_share(profile)
+    leaf_share = unresolved_share(profile)
     symbols = _unresolved_caveat(profile, leaf_share)
     serious = symbols is not None and "run the workload again" in symbols
     if key == ("malloc", "bytes"):
