@@ -22,10 +22,10 @@ from openai_server import Fault, OpenAIServer, Reply
 
 from explainer.errors import ModelUnavailableError
 from explainer.explain import Conversation, LlmSettings
+from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
+from explainer.explain.llm.tools import Toolbox
 from explainer.explain.safety import DATA_OPEN, split_data_blocks
-from explainer.explain.tools import Toolbox
-from explainer.explain.verify import Grounding
 from explainer.model import Profile, ProfileBuilder
 
 CANARY = "sk-canary-3f9a1c7e5b2d4a6f-DO-NOT-LEAK"
@@ -309,7 +309,7 @@ def test_a_stream_cut_midway_is_marked_incomplete(demo: Profile, server: OpenAIS
 
 
 def test_the_question_deadline_holds_between_chunks(demo: Profile, server: OpenAIServer) -> None:
-    from explainer.explain.llm import ModelSession, Outcome, chat_model
+    from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
     server.push(Reply("one two three four five six seven eight nine ten", chunk_chars=3))
     ticks = iter(range(0, 10_000, 10))
@@ -437,7 +437,7 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
 def test_prompts_are_versioned_files_rendered_with_exact_variables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from explainer.explain import prompts
+    from explainer.explain.llm import prompts
 
     assert set(prompts.versions()) == {"system", "answer", "symbol", "handoff"}
     assert prompts.load("system").variables == frozenset()
@@ -478,7 +478,7 @@ def test_prompts_are_versioned_files_rendered_with_exact_variables(
     ],
 )
 def test_the_checker(demo: Profile, text: str, ok: bool) -> None:
-    from explainer.explain.verify import verify
+    from explainer.explain.checks.verify import verify
 
     ctx = ProfileContext(demo)
     g = Grounding(ctx.unit)

@@ -18,7 +18,7 @@ import pytest
 from explainer.demo import SEED_CHAIN
 from explainer.errors import ExplainerError
 from explainer.explain import Answer, Conversation, LlmSettings
-from explainer.explain.intents import classify
+from explainer.explain.question.intents import classify
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers import read_path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from explainer.explain.context import ProfileContext
-from explainer.explain.facts import BUDGET_TOKENS, build_facts, count_tokens
+from explainer.explain.llm.facts import BUDGET_TOKENS, build_facts, count_tokens
 from explainer.explain.safety import split_data_blocks
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers import ReadOptions, read_path
@@ -87,7 +87,7 @@ def test_the_demo_facts_carry_the_seed_numbers(demo: Profile) -> None:
 
 
 def test_tokens_are_counted_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer.explain import facts
+    from explainer.explain.llm import facts
 
     facts._encoding.cache_clear()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explainer.explain.settings import LlmSettings
+from explainer.explain.llm.settings import LlmSettings
 
 if TYPE_CHECKING:
     from explainer.explain.conversation import Answer, Conversation, Verification

@@ -17,7 +17,7 @@ from explainer.analysis.sandwich import Sandwich, sandwich
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain import kb
-from explainer.explain.names import NameIndex
+from explainer.explain.checks.names import NameIndex
 from explainer.model import Profile
 from explainer.symbols import decode
 

@@ -19,24 +19,24 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
-from explainer.explain import prompts
+from explainer.explain.answers.offline import OfflineExplainer
+from explainer.explain.answers.suggest import suggestions, symbol_data
+from explainer.explain.checks.names import normalize
+from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
 from explainer.explain.context import ProfileContext
-from explainer.explain.facts import Facts, build_facts, count_tokens
-from explainer.explain.intents import classify
-from explainer.explain.names import normalize
-from explainer.explain.offline import OfflineExplainer
+from explainer.explain.llm import prompts
+from explainer.explain.llm.facts import Facts, build_facts, count_tokens
+from explainer.explain.llm.settings import LlmSettings
+from explainer.explain.llm.tools import Toolbox
+from explainer.explain.question.intents import classify
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown
-from explainer.explain.settings import LlmSettings
-from explainer.explain.suggest import suggestions, symbol_data
-from explainer.explain.tools import Toolbox
-from explainer.explain.verify import Grounding, LineVerifier, footer, names_in_line
 from explainer.model import Profile
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stays fast to start
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
-    from explainer.explain.llm import Outcome
+    from explainer.explain.llm.session import Outcome
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2_000
@@ -133,7 +133,7 @@ class Conversation:
         yield text
 
     def _model_answer(self, question: str) -> Iterator[str]:
-        from explainer.explain.llm import ModelSession, Outcome, chat_model
+        from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
         intent = classify(question)
         grounding = self._grounding_for(question)

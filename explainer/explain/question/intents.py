@@ -3,7 +3,7 @@
 Rules are tried in order, most specific first ("difference between self and total" is about self
 vs total, not a comparison of profiles). The target is the frame the question names: text in
 backticks or quotes, an address, an ``<...>`` label, or a function written after "what is",
-"who calls" and the like; :class:`~explainer.explain.names.NameIndex` later matches it to the
+"who calls" and the like; :class:`~explainer.explain.checks.names.NameIndex` later matches it to the
 profile, or finds a profile name written in plain prose.
 """
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer import units
-from explainer.explain.names import NameIndex, normalize
+from explainer.explain.checks.names import NameIndex, normalize
 
 KINDS = ("bytes", "time", "percent", "bare")
 FLAG = " [unverified]"

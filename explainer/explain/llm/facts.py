@@ -5,7 +5,7 @@ and shares, and function names cleaned and capped. The whole block fits a hard b
 2,000 tokens (tiktoken's cl100k encoding, loaded offline) whatever the profile's size: facts are
 built at the most detailed level that fits, then at shorter levels (fewer rows, shorter chains,
 shorter names), and finally the lowest-priority facts are dropped. Every number written here is
-recorded in the facts' :class:`~explainer.explain.verify.Grounding` as it is formatted.
+recorded in the facts' :class:`~explainer.explain.checks.verify.Grounding` as it is formatted.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import tiktoken
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
 from explainer.explain import kb
+from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
-from explainer.explain.verify import Grounding
 from explainer.symbols import clean
 
 BUDGET_TOKENS = 2_000

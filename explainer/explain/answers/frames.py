@@ -7,7 +7,7 @@ import itertools
 
 from explainer.analysis.chain import Chain, ChainStep
 from explainer.analysis.sandwich import ENTRY, SELF
-from explainer.explain.writer import Writer, cap
+from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
 MAX_STEPS = 24

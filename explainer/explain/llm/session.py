@@ -28,8 +28,8 @@ from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables import Runnable
 
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
-from explainer.explain.settings import LlmSettings
-from explainer.explain.tools import Toolbox
+from explainer.explain.llm.settings import LlmSettings
+from explainer.explain.llm.tools import Toolbox
 
 log = logging.getLogger(__name__)
 MAX_TOOL_ROUNDS = 4

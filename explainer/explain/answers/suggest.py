@@ -7,7 +7,7 @@ from typing import Any
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain import kb
 from explainer.explain.context import ProfileContext
-from explainer.explain.intents import target_of
+from explainer.explain.question.intents import target_of
 from explainer.explain.safety import clean_text
 from explainer.symbols import clean, decode
 

@@ -1,9 +1,9 @@
 """The offline explainer: deterministic answers, with this profile's numbers, to the questions of
 the domain guide. Nothing leaves the machine; this is what people meet first.
 
-A question is classified (:mod:`explainer.explain.intents`), the frame it names is matched to the
+A question is classified (:mod:`explainer.explain.question.intents`), the frame it names is matched to the
 profile, and one answer function writes Markdown through a
-:class:`~explainer.explain.writer.Writer`, which records every number it formats. The analysis
+:class:`~explainer.explain.answers.writer.Writer`, which records every number it formats. The analysis
 is done once per conversation, so an answer takes milliseconds.
 """
 
@@ -12,13 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain import offline_answers as whole
-from explainer.explain import offline_frames as frames
-from explainer.explain import offline_reports as reports
+from explainer.explain.answers import frames, reports, whole
+from explainer.explain.answers.writer import Writer
+from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
-from explainer.explain.intents import Intent, classify
-from explainer.explain.verify import Grounding
-from explainer.explain.writer import Writer
+from explainer.explain.question.intents import Intent, classify
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,

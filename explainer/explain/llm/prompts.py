@@ -51,7 +51,7 @@ def prompts_dir() -> Path:
     override = os.environ.get(PROMPTS_ENV)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "prompts"
+    return Path(__file__).resolve().parents[3] / "prompts"
 
 
 def parse(name: str, text: str) -> Prompt:

@@ -7,7 +7,7 @@ import numpy as np
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain import kb
-from explainer.explain.writer import Writer, cap
+from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
 SMALL_SHARE = 0.01  # below 1% of the total a function is rarely worth optimising

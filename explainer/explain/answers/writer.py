@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain import kb
+from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.explain.verify import Grounding
 from explainer.symbols import clean, decode
 
 NAME_LIMIT = 120

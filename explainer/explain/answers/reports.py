@@ -4,7 +4,7 @@ baseline, and the list of questions the explainer answers."""
 from __future__ import annotations
 
 from explainer.analysis.diff import Diff
-from explainer.explain.writer import Writer
+from explainer.explain.answers.writer import Writer
 
 QUESTIONS = (
     ("What uses the most GPU memory?", "the biggest consumers by self"),

@@ -20,10 +20,10 @@ from explainer.analysis.diff import Diff
 from explainer.analysis.functions import top
 from explainer.analysis.sandwich import ENTRY, SELF
 from explainer.explain import kb
+from explainer.explain.answers.writer import Writer
+from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
-from explainer.explain.verify import Grounding
-from explainer.explain.writer import Writer
 from explainer.symbols import clean, decode
 
 log = logging.getLogger(__name__)
