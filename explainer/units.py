@@ -8,6 +8,7 @@ units (GB = 10**9) by default because that is what Grafana and the seed document
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal
 
 ByteStyle = Literal["decimal", "binary"]
@@ -145,3 +146,21 @@ def parse_quantity(number: str, suffix: str) -> float | None:
     aliases = {"b": 1, "bytes": 1, "ns": 1, "kb": 10**3, "k": 10**3, "m": 10**6, "g": 10**9, "sec": 10**9}
     alias = aliases.get(key.lower())
     return value * alias if alias is not None else None
+
+
+LANGUAGES = ("en", "nl")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def localize(text: str, lang: str) -> str:
+    """A formatted number (or a phrase holding some) written the way ``lang`` writes numbers.
+
+    Dutch swaps the separators: ``55.1 GB`` -> ``55,1 GB``, ``7,686`` -> ``7.686``, ``73.8%`` -> ``73,8%``.
+    Only digits and their separators change, so units and names in the text are left alone.
+    """
+    if lang != "nl":
+        return text
+    return _NUMBER.sub(lambda m: m.group(0).translate(_NL_SEPARATORS), text)
+
+
+_NL_SEPARATORS = str.maketrans({",": ".", ".": ","})

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from explainer.analysis.summary import Summary
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
-from explainer.explain.answers.offline import OfflineExplainer
+from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
 from explainer.explain.answers.suggest import suggestions, symbol_data
 from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
@@ -28,7 +29,8 @@ from explainer.explain.llm import prompts
 from explainer.explain.llm.facts import Facts, build_facts, count_tokens
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
-from explainer.explain.question.intents import classify
+from explainer.explain.question.reader import Context, Question, read
+from explainer.explain.question.subjects import Subject
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown
 from explainer.model import Profile
 
@@ -70,18 +72,21 @@ class Conversation:
         mode: str = "auto",  # "auto", "offline" or "llm" (a str: UI and CLI pass what they read)
         baseline: Profile | None = None,
         chat_model: BaseChatModel | None = None,
+        summary: Summary | None = None,  # an analysis of ``profile`` the caller already has
     ) -> None:
         if mode not in ("auto", "offline", "llm"):
             raise ValueError(f"mode must be auto, offline or llm, not {mode!r}")
         self.settings = settings if settings is not None else LlmSettings.from_env()
         self.mode = mode
-        self.ctx = ProfileContext(profile, baseline).prepare()
+        self.ctx = ProfileContext(profile, baseline, summary=summary).prepare()
         self.offline = OfflineExplainer(self.ctx)
         self._model = chat_model
         self.grounding = Grounding(self.ctx.unit)  # facts and every tool result of this conversation
         self.history: list[tuple[str, str]] = []
         self.questions = 0
         self.last_answer: Answer | None = None
+        top = self.ctx.summary.top_self.rows
+        self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
 
     @property
     def uses_model(self) -> bool:
@@ -120,8 +125,20 @@ class Conversation:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
 
+    def read(self, question: str) -> Question:
+        """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
+        return read(question, self.ctx.subjects, self.context)
+
+    def _remember(self, q: Question, result: OfflineAnswer) -> None:
+        topic = q.subject if q.subject is not None and q.subject.kind != "missing" else None
+        if result.focus is not None and (topic is None or topic.kind == "function"):
+            topic = Subject("function", result.focus, "focus")
+        self.context = Context(topic or self.context.topic, result.ranking or self.context.ranking, q.lang)
+
     def _offline(self, question: str, notice: str | None = None) -> Iterator[str]:
-        result = self.offline.answer(question)
+        q = self.read(question)
+        result = self.offline.answer(q)
+        self._remember(q, result)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
         verifier = LineVerifier(result.grounding, self.ctx.names)
@@ -135,7 +152,7 @@ class Conversation:
     def _model_answer(self, question: str) -> Iterator[str]:
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
-        intent = classify(question)
+        q = self.read(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
         verifier = LineVerifier(grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line)[0])
@@ -145,7 +162,7 @@ class Conversation:
         stream: Iterator[str] = iter(())
         try:
             model = self._model if self._model is not None else chat_model(self.settings)
-            stream = ModelSession(model, toolbox, self.settings).stream(self._messages(question, intent.kind), outcome)
+            stream = ModelSession(model, toolbox, self.settings).stream(self._messages(question, q), outcome)
             for text in stream:
                 size += len(text)
                 if size > MAX_ANSWER_CHARS:
@@ -168,9 +185,9 @@ class Conversation:
         if rest:
             shown.append(rest)
             yield rest
-        yield from self._finish(question, "".join(shown), verifier, outcome)
+        yield from self._finish(question, q, "".join(shown), verifier, outcome)
 
-    def _finish(self, question: str, text: str, verifier: LineVerifier, outcome: Outcome) -> Iterator[str]:
+    def _finish(self, question: str, q: Question, text: str, verifier: LineVerifier, outcome: Outcome) -> Iterator[str]:
         reason = self._reason(outcome)
         if not text.strip():
             yield from self._offline(
@@ -184,11 +201,11 @@ class Conversation:
         notice = None
         if outcome.incomplete:
             notice = f"The model's answer is incomplete ({reason or 'the stream ended early'})."
-            offline = self.offline.answer(question)
+            offline = self.offline.answer(self.read(question))
             tail += f"\n\n> {notice} The offline answer follows.\n\n{offline.markdown}"
         if tail:
             yield tail
-        focus = self._focus(question, text)
+        focus = self._focus(q, text)
         self.last_answer = Answer(
             text + tail, "llm", Verification(verifier.checked, verifier.unverified), notice, focus, outcome.incomplete
         )
@@ -207,9 +224,8 @@ class Conversation:
         self.grounding.texts.append(normalize(question))
         return self.grounding
 
-    def _focus(self, question: str, text: str) -> str | None:
-        target = classify(question).target
-        ids = self.ctx.resolve(target) if target else []
+    def _focus(self, q: Question, text: str) -> str | None:
+        ids = self.ctx.resolve(q.subject.name) if q.subject is not None and q.subject.kind == "function" else []
         if not ids:
             for name, _ in (pair for line in text.splitlines() for pair in names_in_line(line)):
                 ids = self.ctx.resolve(name)
@@ -217,14 +233,14 @@ class Conversation:
                     break
         return self.ctx.profile.names[ids[0]] if ids else None
 
-    def _messages(self, question: str, kind: str) -> list[BaseMessage]:
+    def _messages(self, question: str, q: Question) -> list[BaseMessage]:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         system = SystemMessage(content=prompts.load("system").render())
-        template = {"symbol": "symbol", "handoff": "handoff"}.get(kind, "answer")
-        payload: dict[str, Any] = {"facts": list(self.facts.items)}
+        template = {"meaning": "symbol", "handoff": "handoff"}.get(q.intent, "answer")
+        payload: dict[str, Any] = {"facts": list(self.facts.items), "answer_language": q.lang}
         if template == "symbol":
-            about = symbol_data(self.ctx, question)
+            about = symbol_data(self.ctx, q)
             for value in about.values():
                 if isinstance(value, str):
                     self.grounding.text(value)  # what we tell the model about the frame, it may repeat
@@ -233,8 +249,8 @@ class Conversation:
             content=prompts.load(template).render(data_block=data_block("facts", payload), question=question)
         )
         history: list[BaseMessage] = []
-        for q, a in self.history:
-            history += [HumanMessage(content=q), AIMessage(content=a)]
+        for asked, said in self.history:
+            history += [HumanMessage(content=asked), AIMessage(content=said)]
         while history and count_tokens("".join(str(m.content) for m in [system, *history, current])) > MAX_INPUT_TOKENS:
             history = history[2:]  # the oldest turn goes first
         return [system, *history, current]
@@ -244,7 +260,7 @@ class Conversation:
         if not self.uses_model:
             return ""
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
-        messages = self._messages(question, classify(question).kind)
+        messages = self._messages(question, self.read(question))
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
         tools = ", ".join(Toolbox(self.ctx, Grounding()).names)
         parts.append(

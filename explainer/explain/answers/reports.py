@@ -6,22 +6,29 @@ from __future__ import annotations
 from explainer.analysis.diff import Diff
 from explainer.explain.answers.writer import Writer
 
-QUESTIONS = (
-    ("What uses the most GPU memory?", "the biggest consumers by self"),
-    ("What is responsible for it?", "the widest bars by total and where the work branches"),
-    ("What does `<interpreter trampoline>` mean?", "any frame label: methods, constructors, `<module>`, addresses"),
-    ("Why is self 0 when the bar is so wide?", "self vs total, with this profile's numbers"),
-    ("Show me the call chain to the biggest allocation", "the chain read bottom to top, each step explained"),
-    ("What should I optimise first?", "candidates with high self, and what changes them"),
-    ("What can I ignore?", "orchestrators, interpreter frames, small functions"),
-    ("What is the total?", "the total and what the values mean"),
-    ("Who calls `X`? / What does `X` call?", "callers and callees of a function"),
-    ("What changed compared with the baseline?", "needs a baseline profile"),
-    ("Write me a summary for the on-call handoff", "a short handoff summary"),
-)
+
+def examples(resource: str, verb: str) -> tuple[tuple[str, str, str], ...]:
+    """(question, what it answers, the intent it reads as): the help text, worded for the resource."""
+    thing = "allocation" if verb == "allocated" else "consumer"
+    return (
+        (f"What uses the most {resource}?", "the biggest consumers by self", "most"),
+        ("What is responsible for it?", "the widest bars by total and where the work branches", "responsible"),
+        ("What does `<interpreter trampoline>` mean?", "any frame label: methods, constructors, addresses", "meaning"),
+        ("Why is self 0 when the bar is so wide?", "self vs total, with this profile's numbers", "self_vs_total"),
+        (f"Show me the call chain to the biggest {thing}", "the chain read bottom to top", "chain"),
+        ("What should I optimise first?", "candidates with high self, and what changes them", "optimise"),
+        ("What can I ignore?", "orchestrators, interpreter frames, small functions", "skip"),
+        ("What is the total?", "the total and what the values mean", "total"),
+        ("How much is the KV cache?", "a category's size and share (GPU memory)", "category"),
+        ("Which flag controls the KV cache size?", "the settings that change a category or a frame", "knob"),
+        ("How do I read this flame graph?", "the graph and Grafana's panel", "howto"),
+        ("What changed compared with the baseline?", "needs a baseline profile", "compare"),
+        ("Write me a summary for the on-call handoff", "a short handoff summary", "handoff"),
+    )
 
 
 def help_text(w: Writer, unknown: bool) -> str | None:
+    ctx = w.ctx
     if unknown:
         w.add(
             "I did not recognise that question. This offline explainer answers these questions about the loaded "
@@ -30,9 +37,11 @@ def help_text(w: Writer, unknown: bool) -> str | None:
         )
     else:
         w.add("I can answer these questions about the loaded profile, with its numbers:", "")
-    for question, what in QUESTIONS:
+    for question, what, _ in examples(ctx.resource, ctx.verb):
+        if "KV cache" in question and not ctx.reading.categories:
+            continue
         w.add(f"- *{question}*: {what}")
-    rows = w.ctx.summary.top_self.rows
+    rows = ctx.summary.top_self.rows
     if rows:
         w.add("", f"Name a function in backticks, e.g. *What is {w.name(rows[0].name)}?*")
     return None

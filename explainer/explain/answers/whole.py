@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.explain import kb
 from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
@@ -209,7 +208,7 @@ def total(w: Writer) -> str | None:
     )
     for caveat in ctx.caveats[:1]:
         w.add("", w.text(caveat))
-    cats = kb.breakdown(ctx.profile)
+    cats = ctx.reading.breakdown
     if cats:
         w.add("", "By category:", "", *(f"- {label}: {w.vp(value)}" for label, value in cats[:6]))
     else:

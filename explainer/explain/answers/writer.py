@@ -7,8 +7,8 @@ own included) against exactly what was shown.
 
 from __future__ import annotations
 
+from explainer import knowledge
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.explain import kb
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
@@ -59,7 +59,7 @@ class Writer:
 
     def meaning(self, name: str, *, full: bool = False) -> str:
         """What a frame is: the knowledge base's explanation when it knows it, else the convention."""
-        known = kb.lookup(name)
+        known = knowledge.lookup(name)
         if known and known.explanation:
             text = known.explanation if full else first_sentence(known.explanation)
             self.g.text(text)
@@ -72,13 +72,13 @@ class Writer:
         return self.g.text(clean_text(decode(name).meaning, 400, keep_newlines=False))
 
     def knobs(self, name: str, limit: int = 3) -> list[str]:
-        known = kb.lookup(name)
+        known = knowledge.lookup(name)
         if not known:
             return []
-        out = [f"{code(knob, 80)}: {effect}" for knob, effect in known.actions[:limit]]
-        for knob, effect in known.actions[:limit]:
-            self.g.text(f"{knob} {effect}")
-        return out
+        actions = known.actions[:limit]
+        for a in actions:
+            self.g.text(f"{a.knob} {a.effect}")
+        return [f"{code(a.knob, 80)}: {a.effect}" for a in actions]
 
     def text(self, text: str) -> str:
         """Our own text with numbers (a caveat from the knowledge base): citable as written."""

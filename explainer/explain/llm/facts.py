@@ -18,7 +18,6 @@ import tiktoken
 
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
-from explainer.explain import kb
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
@@ -150,7 +149,7 @@ def _top_self(c: _Collector) -> None:
     for i, r in enumerate(rows, 1):
         item, g = c.fact(f"self #{i}", function=c.name(r.name))
         item.update(self=c.vs(g, r.self), total=c.vs(g, r.total))
-        category = kb.category(r.name)
+        category = c.ctx.reading.category_label(r.name)
         if category:
             item["category"] = category
 
@@ -234,7 +233,7 @@ def _notes(c: _Collector) -> None:
 
 
 def _categories(c: _Collector) -> None:
-    rows = kb.breakdown(c.ctx.profile)[:6]
+    rows = c.ctx.reading.breakdown[:6]
     if rows:
         item, g = c.fact("by category (knowledge base)")
         item["categories"] = [[label, c.vs(g, value)] for label, value in rows]

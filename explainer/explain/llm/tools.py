@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from explainer import knowledge
 from explainer.analysis.diff import Diff
 from explainer.analysis.functions import top
 from explainer.analysis.sandwich import ENTRY, SELF
-from explainer.explain import kb
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
@@ -245,7 +245,7 @@ class Toolbox:
             "kind": sym.kind,
             "convention": w.convention(name),
         }
-        described = kb.describe(name)
+        described = knowledge.describe(name)
         if described:
             out["knowledge"] = w.text(described)
         if fid is not None:
