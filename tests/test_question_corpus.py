@@ -58,8 +58,11 @@ def _judge(name: str) -> tuple[int, int, Counter[tuple[str, str]], list[str]]:
     return right, total, matrix, wrong
 
 
+Judged = tuple[int, int, Counter[tuple[str, str]], list[str]]
+
+
 @pytest.fixture(scope="module")
-def tuned() -> tuple[int, int, Counter[tuple[str, str]], list[str]]:
+def tuned() -> Judged:
     return _judge("questions.toml")
 
 
@@ -79,9 +82,7 @@ def test_reader_gets_97_percent_of_the_corpus_right(
     assert right / total >= 0.97, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
 
 
-def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(
-    tuned: tuple[int, int, Counter[tuple[str, str]], list[str]],
-) -> None:
+def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: Judged) -> None:
     _, _, matrix, _ = tuned
     dead_ends = {want: n for (want, got), n in matrix.items() if got == "unknown" and want not in ("unknown", "help")}
     assert sum(dead_ends.values()) <= 2, dead_ends
