@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
+
+if TYPE_CHECKING:
+    from explainer.explain import Answer
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -61,20 +64,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
     answer = conv.ask(args.question)
     if args.format == "json":
-        json.dump(
-            {
-                "answer": answer.markdown,
-                "mode": answer.mode,
-                "verification": {"checked": answer.verification.checked, "unverified": answer.verification.unverified},
-                "notice": answer.notice,
-                "incomplete": answer.incomplete,
-                "focus": answer.focus,
-            },
-            out,
-            indent=2,
-            ensure_ascii=False,
-        )
+        json.dump(answer_json(answer), out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
         out.write(answer.markdown.rstrip("\n") + "\n")
     return 0
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The JSON contract of one answer, shared by ``ask`` and ``chat``."""
+    return {
+        "answer": answer.markdown,
+        "mode": answer.mode,
+        "verification": {"checked": answer.verification.checked, "unverified": answer.verification.unverified},
+        "notice": answer.notice,
+        "incomplete": answer.incomplete,
+        "focus": answer.focus,
+    }

@@ -238,7 +238,7 @@ class Conversation:
 
         system = SystemMessage(content=prompts.load("system").render())
         template = {"meaning": "symbol", "handoff": "handoff"}.get(q.intent, "answer")
-        payload: dict[str, Any] = {"facts": list(self.facts.items), "answer_language": q.lang}
+        payload: dict[str, Any] = {"facts": list(self.facts.items)}
         if template == "symbol":
             about = symbol_data(self.ctx, q)
             for value in about.values():

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from explainer.explain.answers import concepts, frames, reports, whole
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
@@ -38,24 +39,24 @@ _ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
     "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
 }
 _READING_AS = {
-    "most": "what uses the most",
-    "responsible": "what is responsible",
-    "self_vs_total": "self versus total",
-    "chain": "the call chain",
-    "callers": "who calls it",
-    "callees": "what it calls",
-    "meaning": "what it means",
-    "function": "this function's numbers",
-    "category": "the size of a category",
-    "knob": "which setting changes it",
-    "optimise": "what to optimise",
-    "skip": "what can be ignored",
-    "total": "the total",
-    "overview": "an overview",
-    "compare": "a comparison with the baseline",
-    "handoff": "an on-call handoff",
-    "howto": "how to read the flame graph",
-    "help": "what I can answer",
+    "most": N_("what uses the most"),
+    "responsible": N_("what is responsible"),
+    "self_vs_total": N_("self versus total"),
+    "chain": N_("the call chain"),
+    "callers": N_("who calls it"),
+    "callees": N_("what it calls"),
+    "meaning": N_("what it means"),
+    "function": N_("this function's numbers"),
+    "category": N_("the size of a category"),
+    "knob": N_("which setting changes it"),
+    "optimise": N_("what to optimise"),
+    "skip": N_("what can be ignored"),
+    "total": N_("the total"),
+    "overview": N_("an overview"),
+    "compare": N_("a comparison with the baseline"),
+    "handoff": N_("an on-call handoff"),
+    "howto": N_("how to read the flame graph"),
+    "help": N_("what I can answer"),
 }
 
 
@@ -73,20 +74,26 @@ class OfflineExplainer:
         self.ctx = ctx
 
     def answer(self, q: Question) -> OfflineAnswer:
-        w = Writer(self.ctx)
+        w = Writer(self.ctx, q.lang)
         if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
             w.add(
-                f"Every value in this profile is zero for its sample type ({self.ctx.profile.sample_type}), so "
-                "there is nothing to rank or explain. If the file has several sample types, choose another one "
-                "(`--sample-type` on the command line)."
+                w.t(
+                    "Every value in this profile is zero for its sample type ({sample_type}), so there is nothing "
+                    "to rank or explain. If the file has several sample types, choose another one (`--sample-type` "
+                    "on the command line).",
+                    sample_type=str(self.ctx.profile.sample_type),
+                )
             )
             return OfflineAnswer(w.markdown(), None, w.g, q.intent)
         if q.subject is not None:
             w.g.text(q.subject.name)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
         if q.runner_up is not None:
             w.add(
-                f"_I read this as a question about {_READING_AS.get(q.intent, q.intent)}; for "
-                f"{_READING_AS.get(q.runner_up, q.runner_up)}, ask that directly._",
+                w.t(
+                    "_I read this as a question about {reading}; for {other}, ask that directly._",
+                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
+                    other=w.t(_READING_AS.get(q.runner_up, q.runner_up)),
+                ),
                 "",
             )
         focus = self._dispatch(w, q)

@@ -7,8 +7,10 @@ own included) against exactly what was shown.
 
 from __future__ import annotations
 
-from explainer import knowledge
+from explainer import knowledge, units
 from explainer.analysis.filters import TRAMPOLINE
+from explainer.explain.answers import conventions
+from explainer.explain.answers.language import translations
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
@@ -35,24 +37,44 @@ def first_sentence(text: str, limit: int = 300) -> str:
 
 
 class Writer:
-    def __init__(self, ctx: ProfileContext) -> None:
+    def __init__(self, ctx: ProfileContext, lang: str = "en") -> None:
         self.ctx = ctx
+        self.lang = lang
+        self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
 
-    # numbers, recorded as they are written
+    # our own words, in the answer's language
+    def t(self, message: str, /, **values: str) -> str:
+        """``message`` translated, then its ``{placeholders}`` filled (one pass: values are never expanded)."""
+        text = self._tr.gettext(message)
+        return text.format(**values) if values else text
+
+    def tn(self, singular: str, plural: str, n: int, /, **values: str) -> str:
+        text = self._tr.ngettext(singular, plural, n)
+        return text.format(**values) if values else text
+
+    @property
+    def resource(self) -> str:
+        return self.t(self.ctx.resource)
+
+    @property
+    def verb(self) -> str:
+        return self.t(self.ctx.verb)
+
+    # numbers, recorded as they are written, in the answer's notation ("55,1 GB" in Dutch)
     def v(self, raw: int) -> str:
-        return self.g.value(raw)
+        return units.localize(self.g.value(raw), self.lang)
 
     def p(self, part: float, whole: float | None = None) -> str:
-        return self.g.share(part, self.ctx.total if whole is None else whole)
+        return units.localize(self.g.share(part, self.ctx.total if whole is None else whole), self.lang)
 
     def vp(self, raw: int) -> str:
         """``55.1 GB (73.8%)``."""
         return f"{self.v(raw)} ({self.p(raw)})"
 
     def n(self, count: int) -> str:
-        return self.g.count(count)
+        return units.localize(self.g.count(count), self.lang)
 
     def name(self, name: str) -> str:
         return code(name)
@@ -61,24 +83,27 @@ class Writer:
         """What a frame is: the knowledge base's explanation when it knows it, else the convention."""
         known = knowledge.lookup(name)
         if known and known.explanation:
-            text = known.explanation if full else first_sentence(known.explanation)
+            explanation = self.t(known.explanation)
+            text = explanation if full else first_sentence(explanation)
             self.g.text(text)
             useful = known.label and not known.label.lower().startswith("other")
-            return f"{known.label}: {text}" if useful else cap(text)
+            return f"{self.t(known.label)}: {text}" if useful else cap(text)
         return cap(self.convention(name))
 
     def convention(self, name: str) -> str:
         """The symbol convention's sentence, cleaned (it quotes the raw name) and recorded (it names owners)."""
-        return self.g.text(clean_text(decode(name).meaning, 400, keep_newlines=False))
+        sym = decode(name)
+        text = sym.meaning if self.lang == "en" else conventions.describe(sym, self.t)
+        return self.g.text(clean_text(text, 400, keep_newlines=False))
 
     def knobs(self, name: str, limit: int = 3) -> list[str]:
         known = knowledge.lookup(name)
         if not known:
             return []
-        actions = known.actions[:limit]
-        for a in actions:
-            self.g.text(f"{a.knob} {a.effect}")
-        return [f"{code(a.knob, 80)}: {a.effect}" for a in actions]
+        actions = [(a.knob, self.t(a.effect)) for a in known.actions[:limit]]
+        for knob, effect in actions:
+            self.g.text(f"{knob} {effect}")
+        return [f"{code(knob, 80)}: {effect}" for knob, effect in actions]
 
     def text(self, text: str) -> str:
         """Our own text with numbers (a caveat from the knowledge base): citable as written."""
