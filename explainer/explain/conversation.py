@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from explainer.analysis.summary import Summary
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
+from explainer.explain.answers.language import N_, translations
 from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
 from explainer.explain.answers.suggest import suggestions, symbol_data
 from explainer.explain.checks.names import normalize
@@ -112,12 +113,14 @@ class Conversation:
         if not self.uses_model:
             yield from self._offline(question)
         elif self._model is None and not self.settings.configured:
-            yield from self._offline(question, "No model is configured, so the offline explainer answered.")
+            yield from self._offline(question, N_("No model is configured, so the offline explainer answered."))
         elif self.questions > MAX_QUESTIONS:
             yield from self._offline(
                 question,
-                "This conversation reached its length limit; start a new one to "
-                "ask the model again. The offline explainer answered.",
+                N_(
+                    "This conversation reached its length limit; start a new one to ask the model again. The "
+                    "offline explainer answered."
+                ),
             )
         else:
             yield from self._model_answer(question)
@@ -138,6 +141,7 @@ class Conversation:
     def _offline(self, question: str, notice: str | None = None) -> Iterator[str]:
         q = self.read(question)
         result = self.offline.answer(q)
+        notice = translations(q.lang).gettext(notice) if notice else notice
         self._remember(q, result)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
@@ -194,7 +198,7 @@ class Conversation:
                 question,
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
-                else "The model sent no answer; the offline explainer answered instead.",
+                else N_("The model sent no answer; the offline explainer answered instead."),
             )
             return
         tail = footer(verifier.unverified)

@@ -51,6 +51,13 @@ class Lexicon:
     stems: tuple[str, ...]  # the lexicon's prefix words, without their "*"
     products: frozenset[str]  # product names (casefolded) that are never frames
 
+    def phrase_concept(self, ws: list[str]) -> str | None:
+        """The concept whose phrase is exactly these words (``torch.compile``, ``kv_cache``), if any."""
+        for phrase in self.by_first.get(ws[0], ()) if ws else ():
+            if len(phrase.words) == len(ws) and phrase.matches_at(ws, 0):
+                return phrase.concept
+        return None
+
     def knows(self, word: str) -> bool:
         return word in self.vocabulary or word.startswith(self.stems)
 

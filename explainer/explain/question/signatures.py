@@ -54,7 +54,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("self_vs_total", 3.0, "total", "meaning"),
     _s("self_vs_total", 1.8, "self"),
     # one function's neighbourhood
-    _s("chain", 3.2, "chain"),
+    _s("chain", 3.5, "chain"),
     _s("chain", 3.8, "why", "called"),
     _s("chain", 2.3, "why", "function_word", subject="function"),
     _s("chain", 1.5, "why"),

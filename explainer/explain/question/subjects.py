@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from explainer.explain.checks.names import NameIndex
+from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.question.lexicon import lexicon, words
 
 Kind = Literal["function", "concept", "missing"]
@@ -43,8 +43,11 @@ class Names:
     weight: Sequence[int]  # total by function id, to prefer the heavier of two candidates
     by_category: Mapping[str, str] = field(default_factory=dict)  # concept id -> its biggest function
 
-    def resolve(self, text: str) -> str | None:
-        ids = [i for i in self.index.resolve(text) if self.present[i]]
+    def resolve(self, text: str, *, strict: bool = False) -> str | None:
+        """The heaviest present function ``text`` names; ``strict`` takes only a full name or a class
+        (a capitalised word in prose, "Update", is not the method ``Detokenizer.update``)."""
+        found = self.index.exact.get(normalize(text), []) if strict else self.index.resolve(text)
+        ids = [i for i in found if self.present[i]]
         if not ids:
             ids = self._by_class(text)
         return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
@@ -106,9 +109,16 @@ def explicit(question: str, names: Names) -> Subject | None:
             return found
     for m in _TOKEN.finditer(prose):
         token = m.group(0).rstrip(".:-/?+")
+        if token.startswith("<"):
+            continue  # a label such as <module>: read whole below, whatever its case
         symbolic = bool(_SYMBOLIC.search(token)) and token.casefold() not in lexicon().products
-        if symbolic or token[:1].isupper():
-            found = _resolve_written(token, names, "symbol", missing_ok=symbolic)
+        # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
+        # and then only as a full name or a class
+        plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
+        if symbolic or token[:1].isupper() or plain_name:
+            found = _resolve_written(
+                token, names, "symbol", missing_ok=symbolic, concept_ok=symbolic, strict=not symbolic
+            )
             if found is not None:
                 return found
     for rx in (_ANGLE, _ADDRESS):
@@ -117,18 +127,26 @@ def explicit(question: str, names: Names) -> Subject | None:
     return None
 
 
-def _resolve_written(text: str, names: Names, how: str, *, missing_ok: bool = True) -> Subject | None:
-    resolved = names.resolve(text)
+def _resolve_written(
+    text: str, names: Names, how: str, *, missing_ok: bool = True, concept_ok: bool = True, strict: bool = False
+) -> Subject | None:
+    resolved = names.resolve(text, strict=strict)
     if resolved is not None:
         return Subject("function", resolved, how)
-    if hostile(text) or len(text) < 2:
+    if hostile(text) or len(text) < 2 or not concept_ok:
         return None
-    concept = concept_in(text)
+    concept = _concept_named(text) if how != "quoted" else concept_in(text)
     if concept is not None:
         return Subject("concept", concept, how)
     if not missing_ok or not _looks_like_frame(text):
         return None
     return Subject("missing", text, how)
+
+
+def _concept_named(text: str) -> str | None:
+    """The concept a written name is as a whole ("torch.compile", "kv_cache"), never one inside it."""
+    concept = lexicon().phrase_concept(words(text))
+    return concept.removeprefix("concept:") if concept and concept.startswith("concept:") else None
 
 
 def _looks_like_frame(text: str) -> bool:
@@ -168,7 +186,7 @@ def ordinal(tokens: list[str], question: str) -> int | None:
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         before = tokens[i - 1] if i else ""
-        if after in _ORDINAL_NOUNS or after == "" or before in ("the", "de", "het", "number", "nummer"):
+        if after in _ORDINAL_NOUNS or before in ("the", "de", "het", "number", "nummer", "and", "en"):
             return n
     return None
 
