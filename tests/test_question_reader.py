@@ -78,7 +78,8 @@ def test_an_unrelated_capitalised_word_never_creates_a_subject(q: dict[str, str]
 def test_every_suggested_question_and_help_example_reads_as_it_advertises(profile: str) -> None:
     conv = CONVERSATIONS[profile]
     ctx = conv.ctx
-    for (english, _, intent), dutch in zip(examples(ctx.resource, ctx.verb), examples_nl(ctx.resource, ctx.verb), strict=True):
+    english_and_dutch = zip(examples(ctx.resource, ctx.verb), examples_nl(ctx.resource, ctx.verb), strict=True)
+    for (english, _, intent), dutch in english_and_dutch:
         assert reading(english, profile)[0] == intent, english
         assert reading(dutch, profile)[0] == intent, dutch
     for question in conv.suggested_questions():

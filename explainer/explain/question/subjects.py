@@ -104,7 +104,8 @@ def explicit(question: str, names: Names) -> Subject | None:
             return found
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
     for m in _SEPARATED.finditer(prose):
-        found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol")
+        words_known = all(lexicon().knows(part.casefold()) for part in m.groups())  # "NCCL / communication"
+        found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
         if found is not None:
             return found
     for m in _TOKEN.finditer(prose):
