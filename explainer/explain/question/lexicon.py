@@ -50,6 +50,29 @@ class Lexicon:
     vocabulary: frozenset[str]  # every word the lexicon knows (never a fuzzy subject)
     stems: tuple[str, ...]  # the lexicon's prefix words, without their "*"
     products: frozenset[str]  # product names (casefolded) that are never frames
+    near: dict[str, tuple[str, ...]]  # a word with one letter deleted -> the lexicon words it came from
+
+    def spelled(self, tokens: list[str]) -> list[str]:
+        """Tokens with one-letter typos mended to the lexicon's word ("meetse" -> "meeste", "waht" -> "what").
+
+        Only words of four letters or more, and only when exactly one lexicon word is that close.
+        """
+        return [self._mend(t) for t in tokens]
+
+    def _mend(self, token: str) -> str:
+        if len(token) < 4 or token.isdigit() or self.knows(token):
+            return token
+        if len(token) == 4:  # short words: only two letters swapped
+            swaps = {token[:i] + token[i + 1] + token[i] + token[i + 2 :] for i in range(3)}
+            found = {w for w in swaps if w in self.vocabulary}
+        else:  # a letter swapped or mistyped; a letter missing or doubled only in long words
+            found = set(self.near.get(token, ()))
+            for variant in _deletes(token):
+                found.update(self.near.get(variant, ()))
+                if variant in self.vocabulary:
+                    found.add(variant)
+            found = {w for w in found if _one_edit(token, w) and (len(w) == len(token) or min(len(w), len(token)) >= 7)}
+        return found.pop() if len(found) == 1 else token
 
     def phrase_concept(self, ws: list[str]) -> str | None:
         """The concept whose phrase is exactly these words (``torch.compile``, ``kv_cache``), if any."""
@@ -123,6 +146,12 @@ def lexicon() -> Lexicon:
     for marks in markers.values():
         vocabulary.update(marks)
     stems = tuple(sorted({w[:-1] for p in prefixed for w in p.words if w.endswith("*")}))
+    near: dict[str, set[str]] = {}
+    for word in vocabulary:
+        if len(word) >= 5 and word.isalpha():
+            near.setdefault(word, set()).add(word)
+            for variant in _deletes(word):
+                near.setdefault(variant, set()).add(word)
     return Lexicon(
         {k: tuple(sorted(v, key=lambda p: -len(p.words))) for k, v in by_first.items()},
         tuple(prefixed),
@@ -131,4 +160,20 @@ def lexicon() -> Lexicon:
         frozenset(vocabulary),
         stems,
         frozenset(n.casefold() for n in raw["products"]["names"]),
+        {k: tuple(sorted(v)) for k, v in near.items()},
     )
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Exactly one insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))

@@ -62,7 +62,7 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     text = clean_question(question)
     lex = lexicon()
     explicit = subjects.explicit(text, names)
-    tokens = lex.strip_politeness(words(_strip_symbols(text, keep_quoted=explicit is None)))
+    tokens = lex.spelled(lex.strip_politeness(words(_strip_symbols(text, keep_quoted=explicit is None))))
     found = lex.concepts(tokens)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means

@@ -48,7 +48,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("responsible", 2.4, "why", USE | {"most", "memory", "time"}, subject="none"),
     _s("responsible", 2.7, "who", USE),
     # self vs total
-    _s("self_vs_total", 4.0, "self", _any("total", "zero", "difference", "wide", "why")),
+    _s("self_vs_total", 4.6, "self", "difference"),
+    _s("self_vs_total", 4.0, "self", _any("total", "zero", "wide", "why")),
     _s("self_vs_total", 3.6, "self", _any("meaning", "whatis")),
     _s("self_vs_total", 3.5, "wide", "zero"),
     _s("self_vs_total", 3.0, "total", "meaning"),
@@ -67,13 +68,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("meaning", 2.0, "meaning"),
     # numbers for one function or one category
     _s("function", 4.4, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
-    _s("function", 3.0, _any("howmuch", "use", "self", "total", "allocation"), subject="frame"),
+    _s("function", 4.3, "self", "total", subject="frame"),
+    _s("function", 3.2, "howmuch", subject="frame"),
+    _s("function", 3.0, _any("use", "self", "total", "allocation"), subject="frame"),
     _s("function", 2.0, "about", subject="frame"),
     _s("function", 1.4, _any("what", "whatis", "how"), subject="frame"),
     _s("function", 1.2, subject="frame"),
     _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
     _s("category", 1.3, subject="concept"),
     # advice
+    _s("knob", 4.7, "knob", subject="concept"),
     _s("knob", 3.9, "knob"),
     _s("optimise", 3.0, "optimise"),
     _s("optimise", 2.5, "first", _any("what", "where", "which", "how", "should")),
@@ -82,6 +86,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # the whole profile
     _s("total", 2.8, "overall", subject="none"),
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
+    _s("total", 2.0, "count_of", subject="none"),
     _s("overview", 3.0, "overview"),
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),

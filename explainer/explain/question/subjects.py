@@ -73,6 +73,7 @@ _HTML_TAG = re.compile(
     r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
 )
 _SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
+_SHAPED = re.compile(r"[._:$]|\(\)")  # symbol-shaped in any case: named as a frame even when absent
 _MARKUP = re.compile(r"</?[a-z][^>]*>|!\[|\]\(|%\{|\{\{|https?://|[\x00-\x1f\x7f]", re.I)
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
@@ -112,7 +113,7 @@ def explicit(question: str, names: Names) -> Subject | None:
         token = m.group(0).rstrip(".:-/?+")
         if token.startswith("<"):
             continue  # a label such as <module>: read whole below, whatever its case
-        symbolic = bool(_SYMBOLIC.search(token)) and token.casefold() not in lexicon().products
+        symbolic = bool(_SHAPED.search(token)) and token.casefold() not in lexicon().products
         # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
         # and then only as a full name or a class
         plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
@@ -161,7 +162,7 @@ def _looks_like_frame(text: str) -> bool:
     return (
         bool(parts)
         and any(len(p) >= 3 and re.match(r"^[A-Za-z_]", p) for p in parts)
-        and (len(parts) > 1 or "_" in core or text.endswith("()") or bool(re.search(r"[a-z][A-Z]", core)))
+        and (len(parts) > 1 or "_" in core or text.endswith("()"))
     )
 
 
