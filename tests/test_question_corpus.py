@@ -1,9 +1,10 @@
 """The question reader against corpora of questions written the way users type them.
 
-``tests/corpus/questions.toml`` was written (by someone who had not read the reader) before the
-lexicon was tuned on it; ``questions_heldout.toml`` was written afterwards, never tuned on, and
-measures how the reader does on phrasings nobody fitted it to. Each question carries its intent
-and subject; conversations are asked in order through a real :class:`Conversation`, so
+Three corpora, each written by someone who had not read the reader: ``questions.toml`` (437
+questions and turns) before the lexicon was tuned on it; ``questions_heldout.toml`` (246) and
+``questions_fresh.toml`` (202) later, each measured once unseen (78.9% and 89.1% right) before its
+failures were looked at. Their floors only rise; a new unseen corpus is the honest measure.
+Each question carries its intent and subject; conversations are asked in order through a real :class:`Conversation`, so
 follow-ups ("who calls it?", "the second one") are read against the answers before them.
 """
 
@@ -88,7 +89,7 @@ def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: J
     assert sum(dead_ends.values()) <= 2, dead_ends
 
 
-def test_held_out_questions_do_not_regress() -> None:
-    """Phrasings the reader was never tuned on: a floor that only rises (78.9% when written, before the lexicon saw it)."""
-    right, total, _, wrong = _judge("questions_heldout.toml")
-    assert right / total >= 0.75, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
+@pytest.mark.parametrize(("name", "floor"), [("questions_heldout.toml", 0.92), ("questions_fresh.toml", 0.97)])
+def test_later_corpora_do_not_regress(name: str, floor: float) -> None:
+    right, total, _, wrong = _judge(name)
+    assert right / total >= floor, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)

@@ -17,7 +17,7 @@ from explainer.analysis.sandwich import Sandwich, sandwich
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain.checks.names import NameIndex
-from explainer.explain.question.subjects import Names
+from explainer.explain.question.subjects import Names, parts_index
 from explainer.model import Profile
 from explainer.reading import Reading, read
 
@@ -49,7 +49,9 @@ class ProfileContext:
             by_category.setdefault(knowledge.classify(row.name), row.name)
         for site in self.reading.sites:
             by_category.setdefault(site.category, site.name)
-        return Names(self.names, [bool(v > 0) for v in totals], [int(v) for v in totals], by_category)
+        present = [bool(v > 0) for v in totals]
+        parts = parts_index(self.profile.names, present)
+        return Names(self.names, present, [int(v) for v in totals], by_category, parts)
 
     @property
     def gpu(self) -> bool:

@@ -136,7 +136,7 @@ class Conversation:
         topic = q.subject if q.subject is not None and q.subject.kind != "missing" else None
         if result.focus is not None and (topic is None or topic.kind == "function"):
             topic = Subject("function", result.focus, "focus")
-        self.context = Context(topic or self.context.topic, result.ranking or self.context.ranking, q.lang)
+        self.context = Context(topic or self.context.topic, result.ranking or self.context.ranking, q.lang, q.intent)
 
     def _offline(self, question: str, notice: str | None = None) -> Iterator[str]:
         q = self.read(question)

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from explainer.explain.question import subjects
 from explainer.explain.question.lexicon import lexicon, words
-from explainer.explain.question.signatures import HINT_BONUS, HINTS, NEEDS_SUBJECT, SIGNATURES, Signature
+from explainer.explain.question.signatures import (
+    CARRIES_OVER,
+    FOLLOW_UP_SCORE,
+    HINT_BONUS,
+    HINTS,
+    NEEDS_SUBJECT,
+    SIGNATURES,
+    Signature,
+)
 from explainer.explain.question.subjects import Names, Subject
 
 MAX_QUESTION_CHARS = 2_000
@@ -33,6 +41,7 @@ class Context:
     topic: Subject | None = None  # what the last answer was about: a function or a concept
     ranking: tuple[str, ...] = ()  # the functions of the last ranked list, in order
     lang: str = "en"
+    intent: str | None = None  # what the last question asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +82,14 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     scores = _scores(set(found), subject)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], INTENTS.index(kv[0])))
     intent, score = ranked[0] if ranked and ranked[0][1] >= MIN_SCORE else ("unknown", 0.0)
-
+    if (
+        subject is not None
+        and score < FOLLOW_UP_SCORE
+        and len(tokens) <= 6
+        and context.intent in CARRIES_OVER
+        and subject.how != "focus"
+    ):
+        intent, score = context.intent, FOLLOW_UP_SCORE  # "and the KV cache?": the same question, a new subject
     if intent in NEEDS_SUBJECT and subject is None and context.topic is not None:
         subject = context.topic
     runner = ranked[1] if len(ranked) > 1 and intent != "unknown" else None

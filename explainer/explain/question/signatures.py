@@ -50,7 +50,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # self vs total
     _s("self_vs_total", 4.6, "self", "difference"),
     _s("self_vs_total", 4.0, "self", _any("total", "zero", "wide", "why")),
-    _s("self_vs_total", 3.6, "self", _any("meaning", "whatis")),
+    _s("self_vs_total", 3.6, "self", "meaning"),
+    _s("self_vs_total", 2.9, "self", "whatis"),
     _s("self_vs_total", 3.5, "wide", "zero"),
     _s("self_vs_total", 3.0, "total", "meaning"),
     _s("self_vs_total", 1.8, "self"),
@@ -61,6 +62,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("chain", 1.5, "why"),
     _s("callers", 3.6, "callers"),
     _s("callees", 3.4, "callees"),
+    _s("callees", 3.3, "what", "calls_verb", subject="function"),
     # what a label or a concept is
     _s("meaning", 3.2, "meaning", subject="named"),
     _s("meaning", 3.0, "whatis", subject="named"),
@@ -86,7 +88,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # the whole profile
     _s("total", 2.8, "overall", subject="none"),
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
-    _s("total", 2.0, "count_of", subject="none"),
+    _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
     _s("overview", 3.0, "overview"),
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
@@ -98,6 +100,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 2.9, "howto"),
     _s("help", 3.1, "help"),
 )
+
+CARRIES_OVER = frozenset({"compare", "chain", "callers", "callees", "knob", "category", "meaning", "skip"})
+"""Intents a short follow-up that only names a new subject keeps ("and the KV cache?" after a comparison)."""
+FOLLOW_UP_SCORE = 2.0  # a reading weaker than this, with a subject and little else, is a follow-up
 
 NEEDS_SUBJECT = frozenset({"chain", "callers", "callees", "function", "meaning", "knob"})
 """Intents that are about one thing: with no subject written they take the conversation's focus."""

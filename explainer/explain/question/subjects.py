@@ -12,6 +12,7 @@ text that carries markup (HTML tags, Markdown images, template syntax) never doe
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -42,6 +43,7 @@ class Names:
     present: Sequence[bool]  # by function id
     weight: Sequence[int]  # total by function id, to prefer the heavier of two candidates
     by_category: Mapping[str, str] = field(default_factory=dict)  # concept id -> its biggest function
+    parts: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # see parts_index
 
     def resolve(self, text: str, *, strict: bool = False) -> str | None:
         """The heaviest present function ``text`` names; ``strict`` takes only a full name or a class
@@ -197,37 +199,37 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     """The profile function whose name parts the question's content words describe best.
 
     Words the lexicon knows ("memory", "most", "use") never count, nor short ones; a match needs
-    two words, or one long word that only a few functions share ("the tokenizer").
+    two words, or one long word that only a few functions share ("the tokenizer"). Costs a
+    dictionary look-up per word, whatever the number of functions.
     """
     lex = lexicon()
     stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
-    if not stems:
-        return None, 0
-    scores: dict[int, int] = {}
-    holders: dict[str, int] = {}
-    for fid, name in enumerate(names.index.names):
-        if not names.present[fid]:
-            continue
-        parts = _parts(name)
-        hit = stems & parts
-        if hit:
-            scores[fid] = len(hit)
-            for stem in hit:
-                holders[stem] = holders.get(stem, 0) + 1
+    holders = {stem: names.parts.get(stem, ()) for stem in stems}
+    scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
         return None, 0
     best = max(scores.values())
-    leaders = [fid for fid, s in scores.items() if s == best]
+    leaders = {fid for fid, s in scores.items() if s == best}
     if best < 2:
-        rare = {s for s, n in holders.items() if n <= 2 and len(s) >= 6}
-        leaders = [fid for fid in leaders if _parts(names.index.names[fid]) & rare]
+        rare = [fids for stem, fids in holders.items() if 0 < len(fids) <= 2 and len(stem) >= 6]
+        leaders &= {fid for fids in rare for fid in fids}
     if not leaders:
         return None, 0
-    return names.index.names[max(leaders, key=lambda i: names.weight[i])], best
+    return names.index.names[max(leaders, key=lambda i: (names.weight[i], -i))], best
+
+
+def parts_index(names: Sequence[str], present: Sequence[bool]) -> dict[str, tuple[int, ...]]:
+    """Name part (first six letters of each camel-case or snake-case word) -> the present functions with it."""
+    index: dict[str, list[int]] = {}
+    for fid, name in enumerate(names):
+        if present[fid]:
+            for part in _parts(name):
+                index.setdefault(part, []).append(fid)
+    return {k: tuple(v) for k, v in index.items()}
 
 
 def _parts(name: str) -> set[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name))
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name[:300]))
     return {w[:6] for w in words(spaced.replace("_", " ")) if len(w) >= 4}
 
 
