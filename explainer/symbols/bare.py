@@ -74,8 +74,14 @@ def decode(n: str, hint: str) -> Symbol | None:
     versioned = _VERSIONED.match(n)
     if versioned:  # sem_post@@GLIBC_2.2.5: a symbol of a versioned shared library (glibc)
         lib = versioned.group("lib")
-        return make(n, "native", f"{versioned.group('sym')}, a function of the C library ({lib}).", "c",
-                    member=versioned.group("sym"), package=lib)
+        return make(
+            n,
+            "native",
+            f"{versioned.group('sym')}, a function of the C library ({lib}).",
+            "c",
+            member=versioned.group("sym"),
+            package=lib,
+        )
     if not _NAME.match(n):
         return _unnamed(n)
     if _LIBC.match(n):
@@ -83,8 +89,13 @@ def decode(n: str, hint: str) -> Symbol | None:
     if hint in (*_NATIVE_UNDER, "rust") and n.startswith(_KERNEL_PREFIXES):
         return kernel.describe(n, n)
     if hint == "python" and n.startswith("__") and n.endswith("__"):
-        return make(n, "method", f"the special method {n} of a Python class (the profiler left out the class).",
-                    "python", member=n)
+        return make(
+            n,
+            "method",
+            f"the special method {n} of a Python class (the profiler left out the class).",
+            "python",
+            member=n,
+        )
     words = _LANGUAGE_WORDS.get(hint)
     if words is not None:
         text, language = words

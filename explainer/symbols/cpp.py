@@ -54,7 +54,7 @@ _NATIVE_HINTS = frozenset({"cpp", "c", "native", "python", "java", "go", "js", "
 def decode(n: str, hint: str) -> Symbol | None:
     if _MANGLED.match(n):
         return _mangled(n, hint)
-    if "::" not in n or " - " in n:
+    if ("::" not in n and not n.startswith("operator ")) or " - " in n:
         return None
     head = strip_generics(split_path(n)[0])[0]
     if _CPP_MARKS.search(n) or head in NAMESPACES or hint in _NATIVE_HINTS:
@@ -90,7 +90,8 @@ def name(text: str, *, raw: str, ambiguous: bool = False) -> Symbol:
     member, params = strip_generics(parts[-1])
     owner_parts = [strip_generics(p)[0] for p in parts[:-1]]
     owner = "::".join(owner_parts)
-    typ = owner_parts[-1] if owner_parts and (owner_parts[-1][:1].isupper() or len(owner_parts) > 1) else ""
+    # a class is capitalised or takes template arguments; a lower-case plain part is a namespace
+    typ = owner_parts[-1] if owner_parts and (owner_parts[-1][:1].isupper() or "<" in parts[-2]) else ""
     package = "::".join(owner_parts[:-1]) if typ else owner
     kind = "constructor" if typ and member == typ else "method" if typ else "function"
     language = "" if ambiguous else "cpp"

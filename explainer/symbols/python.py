@@ -21,7 +21,8 @@ _DUNDER = re.compile(r"^(?P<owner>[A-Za-z_][\w.]*)\.(?P<member>__\w+__)$")
 def decode(n: str, hint: str) -> Symbol | None:
     loc = located.split(n)
     if loc is not None:
-        return _located(n, loc) if loc.has_extension(".py", ".pyx", ".pyi") else None
+        python = loc.has_extension(".py", ".pyx", ".pyi") or loc.file.startswith("<frozen ")
+        return _located(n, loc) if python else None
     for sep in _SEPARATORS:
         if sep in n:
             owner, _, member = n.rpartition(sep)
@@ -42,6 +43,11 @@ def _located(n: str, loc: located.Located) -> Symbol:
     if loc.func == "<module>":
         meaning = f"the top level of the Python module {module} (code outside any function){where}."
         return make(n, "module", meaning, "python", package=module, file=loc.file, line=loc.line)
+    if loc.func == "__init__":
+        meaning = f"the constructor of a class in the Python module {module} (the label leaves out the class){where}."
+        return make(
+            n, "constructor", meaning, "python", member="__init__", package=module, file=loc.file, line=loc.line
+        )
     inner = decode(loc.func, "python") if "<" in loc.func or "." in loc.func else None
     if inner is None and "." in loc.func.strip("."):
         owner, _, member = loc.func.rpartition(".")
@@ -77,20 +83,9 @@ def _special(n: str) -> Symbol | None:
             member="<lambda>",
             closure="<lambda>",
         )
-    if ".<locals>." in n:
-        owner, _, inner = n.rpartition(".<locals>.")
-        return make(
-            n,
-            "nested",
-            f"{inner}, a Python function defined inside {owner} (a closure or decorator wrapper).",
-            "python",
-            owner=owner,
-            member=inner,
-            closure=inner,
-        )
     for marker, what in _COMPREHENSIONS.items():
         if n.endswith(marker):
-            owner = n.removesuffix(marker).rstrip(".")
+            owner = n.removesuffix(marker).rstrip(".").removesuffix(".<locals>")
             where = f" inside {owner}" if owner else ""
             return make(
                 n,
@@ -101,6 +96,10 @@ def _special(n: str) -> Symbol | None:
                 member=marker,
                 closure=marker,
             )
+    if ".<locals>." in n:
+        owner, _, inner = n.rpartition(".<locals>.")
+        meaning = f"{inner}, a Python function defined inside {owner} (a closure or decorator wrapper)."
+        return make(n, "nested", meaning, "python", owner=owner, member=inner, closure=inner)
     return None
 
 

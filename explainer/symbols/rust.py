@@ -126,6 +126,10 @@ def path(n: str) -> Symbol:
     closures = []
     while len(parts) > 1 and _MARKERS.fullmatch(parts[-1]):
         closures.append(parts.pop())
+    shim = _MARKERS.search(parts[-1])
+    if shim and shim.end() == len(parts[-1]) and shim.start() > 0:  # call_once{{vtable.shim}}
+        closures.append(shim.group(0))
+        parts[-1] = parts[-1][: shim.start()]
     member, params = strip_generics(parts[-1])
     owner_parts = parts[:-1]
     trait = _TRAIT.match(owner_parts[0]) if owner_parts else None
