@@ -67,6 +67,13 @@ class ProfileContext:
         """What happens to the resource: memory is allocated, time is spent."""
         return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(self.unit), "counted")
 
+    @property
+    def is_verb(self) -> str:
+        """``is allocated`` / ``is spent`` / ``are counted``: the verb agreeing with :attr:`resource`
+        ("the samples are counted", "the GPU memory is allocated")."""
+        plural = units.kind_of(self.unit) == "count" and self.resource.endswith("s")
+        return f"{'are' if plural else 'is'} {self.verb}"
+
     def prepare(self) -> ProfileContext:
         """Do the knowledge-base work every answer may need now, so that answers stay fast."""
         _ = (self.names, self.gpu, self.semantics, self.sites, self.responsible)

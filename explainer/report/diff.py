@@ -17,7 +17,7 @@ from explainer import units
 from explainer.analysis.diff import Diff, FunctionChange, Order, Presence
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 SCHEMA_VERSION = 1
 _PRESENCE: tuple[tuple[Presence, str], ...] = (("new", "New"), ("vanished", "Vanished"))
@@ -233,7 +233,9 @@ def to_markdown(diff: Diff, top: int = 10) -> str:
     if diff.chain:
         out += ["", f"## {chain_title(diff, md_cell)}", ""]
         for i, s in enumerate(diff.chain.steps, 1):
-            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {decode(s.name).meaning}")
+            out.append(
+                f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {decode(s.name, guess_runtime(diff.after.names)).meaning}"
+            )
     if diff.notes:
         out += ["", "## Notes", "", *[f"- {n}" for n in diff.notes]]
     return "\n".join(out) + "\n"

@@ -23,7 +23,7 @@ from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 try:  # optional: without the knowledge base the symbol conventions explain each frame
     from explainer import knowledge as _kb
@@ -116,12 +116,14 @@ def _short(text: str, limit: int = 120) -> str:
     return text[:cut].rstrip(" ,;:") + "…"
 
 
-def what_it_is(name: str) -> str:
-    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's."""
+def what_it_is(name: str, profile: Profile | None = None) -> str:
+    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
+    (read with the profile's runtime, which settles labels several languages write alike)."""
     entry = _lookup(name)
     if entry is not None and entry.explanation:
         return md_text(f"{entry.label}: {_short(entry.explanation)}", 200)
-    return md_text(decode(name).meaning, 160)
+    runtime = guess_runtime(profile.names) if profile is not None else None
+    return md_text(decode(name, runtime).meaning, 160)
 
 
 def actions(name: str) -> list[str]:

@@ -13,7 +13,7 @@ import pandas as pd
 from explainer import units
 from explainer.analysis.summary import Summary
 from explainer.report.analyze import md_cell, truncation_notes
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 TABLE_ROWS = 500
 """Rows handed to the grid after searching; the caption says how many matched in all."""
@@ -47,7 +47,7 @@ def function_table(summary: Summary) -> pd.DataFrame:
             "self %": 100.0 * self_v / max(total, 1),
             f"total ({suffix})": total_v / factor,
             "total %": 100.0 * total_v / max(total, 1),
-            "meaning": [decode(names[i]).meaning for i in ids],
+            "meaning": [decode(names[i], guess_runtime(names)).meaning for i in ids],
         }
     )
     return frame.sort_values(["self %", "total %"], ascending=False, kind="stable").reset_index(drop=True)
@@ -113,7 +113,7 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
             "bar width": [units.format_value(s.width, unit) for s in chain.steps],
             "share": [units.format_share(s.width, total) for s in chain.steps],
             "self": [units.format_value(s.self, unit) for s in chain.steps],
-            "meaning": [decode(s.name).meaning for s in chain.steps],
+            "meaning": [decode(s.name, guess_runtime(summary.profile.names)).meaning for s in chain.steps],
         }
     )
 

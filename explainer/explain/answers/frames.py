@@ -68,7 +68,7 @@ def chain(w: Writer, fid: int | None) -> str | None:
         return callers(w, target)
     w.add(
         f"**The heaviest call chain to {w.name(name)}, read from the entry point (the bottom of the flame "
-        f"graph) up to where the {ctx.resource} is {ctx.verb}:**",
+        f"graph) up to where the {ctx.resource} {ctx.is_verb}:**",
         "",
     )
     items = _display(w, found)
@@ -96,7 +96,7 @@ def _step_line(w: Writer, item: Item, first: bool, last: bool) -> str:
     line = f"{w.name(item.name)} — {w.v(item.total)} total ({w.p(item.total, total)})"
     if item.self:
         line += f", {w.v(item.self)} self"
-    role = " This is the entry point." if first else f" Here the {w.ctx.resource} is {w.ctx.verb}." if last else ""
+    role = " This is the entry point." if first else f" Here the {w.ctx.resource} {w.ctx.is_verb}." if last else ""
     return f"{line}. {w.meaning(item.name)}{role}"
 
 

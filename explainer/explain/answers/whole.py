@@ -62,7 +62,7 @@ def most(w: Writer) -> str | None:
         f"**{w.name(top.name)} uses the most {ctx.resource}: {w.v(top.self)} of self, {w.p(top.self)} of the "
         f"{w.v(ctx.total)} total.**",
         "",
-        f"Self is what a function {ctx.verb} directly, so this is where the {ctx.resource} is {ctx.verb}; in the "
+        f"Self is what a function {ctx.verb} directly, so this is where the {ctx.resource} {ctx.is_verb}; in the "
         "flame graph it is the widest bar with nothing on top of it (a leaf at the top of the stack).",
         "",
         f"What it is: {w.meaning(top.name)}",
@@ -136,7 +136,7 @@ def optimise(w: Writer) -> str | None:
     top = ctx.summary.top_self.rows[0]
     w.add(
         f"**Start with {w.name(top.name)}: {w.v(top.self)} of self, {w.p(top.self)} of the total.** Wide bars with "
-        f"high self are the candidates, because that is where the {ctx.resource} is {ctx.verb}.",
+        f"high self are the candidates, because that is where the {ctx.resource} {ctx.is_verb}.",
         "",
         f"What it is: {w.meaning(top.name, full=True)}",
     )

@@ -12,7 +12,7 @@ from explainer.explain import kb
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 NAME_LIMIT = 120
 
@@ -39,6 +39,7 @@ class Writer:
         self.ctx = ctx
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
+        self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
 
     # numbers, recorded as they are written
     def v(self, raw: int) -> str:
@@ -69,7 +70,7 @@ class Writer:
 
     def convention(self, name: str) -> str:
         """The symbol convention's sentence, cleaned (it quotes the raw name) and recorded (it names owners)."""
-        return self.g.text(clean_text(decode(name).meaning, 400, keep_newlines=False))
+        return self.g.text(clean_text(decode(name, self.runtime).meaning, 400, keep_newlines=False))
 
     def knobs(self, name: str, limit: int = 3) -> list[str]:
         known = kb.lookup(name)
