@@ -28,7 +28,10 @@ CASES = [
         ["Python"],
     ),
     (
-        ["node:internal/process/task_queues:processTicksAndRejections:82", "./node_modules/express/lib/router/index.js:handle:174"],
+        [
+            "node:internal/process/task_queues:processTicksAndRejections:82",
+            "./node_modules/express/lib/router/index.js:handle:174",
+        ],
         "./node_modules/express/lib/router/index.js:handle:174",
         "JavaScript function handle of the npm package express",
         ["Go ", "Python"],

@@ -232,10 +232,10 @@ def to_markdown(diff: Diff, top: int = 10) -> str:
         out += ["", "## New and vanished functions", "", *bullets]
     if diff.chain:
         out += ["", f"## {chain_title(diff, md_cell)}", ""]
+        runtime = guess_runtime(diff.after.names)
         for i, s in enumerate(diff.chain.steps, 1):
-            out.append(
-                f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {decode(s.name, guess_runtime(diff.after.names)).meaning}"
-            )
+            meaning = decode(s.name, runtime).meaning
+            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {meaning}")
     if diff.notes:
         out += ["", "## Notes", "", *[f"- {n}" for n in diff.notes]]
     return "\n".join(out) + "\n"
