@@ -77,3 +77,4 @@ def test_what_is_label_names_its_language(stack: list[str], label: str, says: st
     assert says in answer.markdown, answer.markdown
     what = answer.markdown.split("\n\n", 1)[0]  # the frame's reading, before the numbers
     assert not [w for w in never if w in what], what
+    assert "A name on its own is a module-level function" not in answer.markdown  # the seed's Python reading

@@ -38,6 +38,10 @@ FRAMEWORKS = {
     "cuda": "CUDA",
     "nccl": "NCCL",
     "triton": "Triton",
+    "go": "the Go runtime",
+    "jvm": "the Java virtual machine",
+    "node": "Node.js and V8",
+    "linux": "the Linux kernel",
 }
 
 # a leading module path (``vllm.v1.worker.gpu_model_runner.``) is dropped one lowercase part at a

@@ -118,9 +118,11 @@ def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
     ctx = w.ctx
     name = ctx.profile.names[fid] if fid is not None else (written or "")
     look = name if fid is not None else name.rstrip(".…")  # "0x7f15..." is an address, cut short
-    sym = decode(look)
+    sym = decode(look, w.runtime)
     w.add(f"**{w.name(name)}**: {cap(w.convention(look))}")
-    convention = _CONVENTIONS.get(sym.kind)
+    # the conventions are the seed's, for Python labels and raw addresses; other languages' readings stand alone
+    seed = (sym.language in ("python", "") and not sym.file) or sym.kind == "address"
+    convention = _CONVENTIONS.get(sym.kind) if seed else None
     if convention:
         w.add("", convention)
     known = w.meaning(look, full=True) if fid is not None or written else ""
