@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.explain import Conversation, LlmSettings
 from explainer import knowledge as kb
+from explainer.explain import Conversation, LlmSettings
 from explainer.model import ProfileBuilder, SampleType
 
 WELL_KNOWN = [
