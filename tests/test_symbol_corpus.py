@@ -127,3 +127,23 @@ def test_the_family_table_names_every_decoder_module() -> None:
     helpers = {"__init__", "model", "families", "decode", "runtime", "located", "paths", "demangle"}
     on_disk = {p.stem for p in (REPO / "explainer" / "symbols").glob("*.py")}
     assert on_disk - helpers == modules  # a decoder not in the table would never run
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "f.py:1 - " * 10_000,  # a located label inside a located label, many times over
+        "a" * 100_000,
+        "<" * 50_000 + "::x",
+        "[" * 40_000 + "a.b",
+        "x\u202e::y\x1b[2J" * 1000,
+        "_Z" + "N3foo" * 20_000 + "E",
+        "node:" + ":" * 10_000 + "1",
+    ],
+)
+def test_hostile_labels_decode_to_clean_capped_symbols(hostile: str) -> None:
+    for runtime in (None, "python", "go", "java", "js", "rust"):
+        s = decode(hostile, runtime)
+        assert s.language in (*LANGUAGES, "")
+        assert len(s.display) <= 200 and len(s.meaning) <= 400 and len(s.owner) <= 120
+        assert not any(ch in s.meaning + s.owner + s.member for ch in "\u202e\x1b\x00")

@@ -60,6 +60,8 @@ class Symbol:
 
 def clean(name: str, limit: int = MAX_DISPLAY) -> str:
     """A name safe to display or prompt: no control, format (bidi) or surrogate characters, capped."""
+    if len(name) <= limit and name.isascii() and name.isprintable():
+        return name  # the common case, and exactly what the loop below returns for it
     out = []
     for ch in name[: limit + 1]:  # never scan past what can be shown
         cat = unicodedata.category(ch)

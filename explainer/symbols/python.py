@@ -23,6 +23,10 @@ def decode(n: str, hint: str) -> Symbol | None:
     if loc is not None:
         python = loc.has_extension(".py", ".pyx", ".pyi") or loc.file.startswith("<frozen ")
         return _located(n, loc) if python else None
+    return _unlocated(n)
+
+
+def _unlocated(n: str) -> Symbol | None:
     for sep in _SEPARATORS:
         if sep in n:
             owner, _, member = n.rpartition(sep)
@@ -48,7 +52,7 @@ def _located(n: str, loc: located.Located) -> Symbol:
         return make(
             n, "constructor", meaning, "python", member="__init__", package=module, file=loc.file, line=loc.line
         )
-    inner = decode(loc.func, "python") if "<" in loc.func or "." in loc.func else None
+    inner = _unlocated(loc.func) if "<" in loc.func or "." in loc.func else None
     if inner is None and "." in loc.func.strip("."):
         owner, _, member = loc.func.rpartition(".")
         inner = member_of(loc.func, owner, member)
