@@ -216,7 +216,9 @@ class Toolbox:
         return {
             "target": self._n(chain.target),
             "entry_first": True,
-            "steps": [[self._n(s.name), w.vp(s.total), w.v(s.self), clean(decode(s.name, w.runtime).kind, 20)] for s in steps],
+            "steps": [
+                [self._n(s.name), w.vp(s.total), w.v(s.self), clean(decode(s.name, w.runtime).kind, 20)] for s in steps
+            ],
             "columns": ["function", "total (share)", "self", "kind"],
             "frames_in_chain": w.n(len(chain.steps)),
             "interpreter_frames_left_out": w.n(len(chain.steps) - len(steps)),
