@@ -66,3 +66,10 @@ def test_what_is_mallocgc_in_a_go_profile() -> None:
     answer = conv.ask("What is `runtime.mallocgc`?").markdown
     assert "Go function mallocgc in the Go runtime" in answer and "heap allocator" in answer
     assert "GOGC" in answer
+
+
+def test_py_spy_labels_find_the_knowledge_of_their_function() -> None:
+    entry = kb.lookup("vllm/model_executor/models/utils.py:600 - make_layers")
+    assert entry is not None and entry.category == "weights"
+    assert kb.lookup("app/jobs.py:12 - make_layers_of_cake") is None
+    assert kb.lookup("web/server.rb:3 - make_layers") is None  # Ruby's make_layers is not vLLM's

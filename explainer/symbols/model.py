@@ -30,8 +30,6 @@ LANGUAGES = (
     "triton",
     "native",
 )
-# code below the application: the interpreter, native libraries, the kernel, the GPU stack
-NATIVE = frozenset({"cpython", "cpp", "c", "kernel", "cuda", "triton", "native"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +49,6 @@ class Symbol:
     closure: str = ""  # func1, {{closure}}, <lambda>, lambda$0, (anonymous) ...
     params: str = ""  # generic, template or trait parameters as written
     ambiguous: bool = False  # several languages write labels of this shape and nothing settled it
-
-    @property
-    def native(self) -> bool:
-        """Interpreter, native library, kernel or GPU-stack code (not the application's own language)."""
-        return self.language in NATIVE or self.kind in ("address", "native", "unknown")
 
 
 def clean(name: str, limit: int = MAX_DISPLAY) -> str:
