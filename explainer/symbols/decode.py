@@ -6,7 +6,7 @@ import dataclasses
 import functools
 
 from explainer.symbols.families import FAMILIES
-from explainer.symbols.model import Symbol, make
+from explainer.symbols.model import Symbol, clean, make
 
 MAX_DECODED = 4096  # longer labels are read from their start (hostile or generated names can be huge)
 
@@ -19,7 +19,8 @@ def decode(name: str, runtime: str | None = None) -> Symbol:
     languages write alike. Cached: views decode the same interned names over and over.
     """
     found = _first(name.strip()[:MAX_DECODED], runtime or "")
-    return found if found.raw == name else dataclasses.replace(found, raw=name)
+    # decoders may read a trimmed name (no whitespace, no perf suffix): the symbol shows the label as written
+    return found if found.raw == name else dataclasses.replace(found, raw=name, display=clean(name))
 
 
 def _first(n: str, hint: str) -> Symbol:

@@ -8,7 +8,7 @@ import re
 
 from explainer.symbols.model import Symbol, make
 
-# packages of the standard library that no other runtime in these profiles names the same way
+# roots of Go's standard library: read as Go in a Go profile (Python has time, os, io too)
 STDLIB = frozenset(
     [
         "runtime",
@@ -46,7 +46,7 @@ STDLIB = frozenset(
 )
 _SURE = frozenset(
     ["runtime", "sync", "syscall", "strconv", "bufio", "fmt", "reflect", "main"]
-)  # not Python module names
+)  # roots no Python, Java or JavaScript profile writes: Go even without a runtime
 _CLOSURE = re.compile(r"\.(?:func\d+|gowrap\d+|deferwrap\d+)(?:\.\d+)*$|\.\d+$")
 _RECEIVER = re.compile(r"^(?P<pkg>.+?)\.\((?P<ptr>\*?)(?P<type>[\w\[\],. *]+)\)\.(?P<rest>.+)$")
 

@@ -21,8 +21,8 @@ _JVM_FRAMES = re.compile(
 )
 _JIT = re.compile(r"_\[[jib]\]$")  # perf-map-agent: JIT-compiled, inlined, builtin
 _PERF_MAP = re.compile(r"^L?(?P<path>(?:[\w$]+/)+)(?P<cls>[\w$]+);?:{1,2}\.?(?P<method>[\w$<>]+)$")
-_HEX_SEGMENT = re.compile(r"\.0x[0-9a-f]+(?=\.)")
-_LAMBDA = re.compile(r"\$\$Lambda(?:\$\d+)?(?:_|\$0x[0-9a-f]+)?(?:/0x[0-9a-f]+)?(?:\.\d+)?$|\$\$Lambda")
+_HEX_SEGMENT = re.compile(r"[./]0x[0-9a-f]+(?=\.)")  # hidden classes: LambdaForm$DMH.0x.., $$Lambda$12/0x..
+_LAMBDA = re.compile(r"\$\$Lambda")  # Foo$$Lambda_, Foo$$Lambda$12/0x0000000800c0b040
 
 
 def decode(n: str, hint: str) -> Symbol | None:
