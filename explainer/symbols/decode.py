@@ -31,6 +31,7 @@ def _first(n: str, hint: str) -> Symbol:
     return make(n, "function", "a function frame as the profiler named it.", "", ambiguous=True)
 
 
+@functools.lru_cache(maxsize=65536)
 def family_of(name: str) -> tuple[int, Symbol]:
     """The index in :data:`FAMILIES` of the family that decodes ``name`` without a runtime, and the symbol."""
     n = name.strip()[:MAX_DECODED]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 from explainer.symbols.decode import family_of
 from explainer.symbols.families import FAMILIES
@@ -36,12 +35,7 @@ def votes(names: Sequence[str]) -> Counter[str]:
 def guess_runtime(names: Sequence[str]) -> Runtime:
     """The profile's language, or ``""`` when its labels do not agree on one.
 
-    Cached on the names (a profile's interned names are a tuple): every answer may ask."""
-    return _guess(tuple(names))
-
-
-@lru_cache(maxsize=16)
-def _guess(names: tuple[str, ...]) -> Runtime:
+    Cheap to ask again: it reads at most :data:`SAMPLE` labels, each decoded once (cached)."""
     count = votes(names)
     for group in (APPLICATION, _NATIVE):
         ranked = sorted(((count[lang], lang) for lang in group if count[lang]), reverse=True)
