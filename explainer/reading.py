@@ -58,6 +58,7 @@ class Reading:
     gpu: bool  # the bytes are GPU memory
     resource: str  # what the widths measure, for prose: "GPU memory", "CPU time", "samples"
     verb: str  # what happens to it: allocated, spent, counted
+    is_verb: str  # the verb agreeing with the resource: "is allocated", "are counted" (the samples are counted)
     meaning: str  # what one value is
     caveats: tuple[Caveat, ...]
     biggest: TopRow | None  # what uses the most: the widest self
@@ -97,12 +98,15 @@ def read(summary: Summary) -> Reading:
     sites = tuple(knowledge.allocation_sites(profile, 10)) if memory and summary.total else ()
     categories = tuple(knowledge.category_breakdown(profile)) if memory and summary.total else ()
     biggest = summary.top_self.rows[0] if summary.top_self.rows else None
+    resource = _resource(summary, kind, gpu)
+    plural = kind == "count" and resource.endswith("s")
     return Reading(
         summary,
         kind,
         gpu,
-        _resource(summary, kind, gpu),
+        resource,
         _VERB[kind],
+        f"{'are' if plural else 'is'} {_VERB[kind]}",
         sem.meaning,
         sem.caveats,
         biggest,

@@ -77,6 +77,14 @@ def format_count(value: float) -> str:
     return f"{int(value):,}"
 
 
+def counted(value: float, noun: str) -> str:
+    """A count with its noun in the right number: ``1 sample``, ``7,686 samples``, ``0 samples``.
+
+    ``noun`` is the plural, as profiles name their units (``samples``, ``objects``)."""
+    one = noun.removesuffix("s") if noun.endswith("s") and not noun.endswith("ss") else noun
+    return f"{format_count(value)} {one if value == 1 else noun}"
+
+
 def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     """A profile value in its unit, for a person."""
     kind = kind_of(unit)
@@ -85,8 +93,7 @@ def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     if kind == "time":
         return format_duration_ns(to_base(value, unit))
     label = unit.strip()
-    suffix = "" if label in ("", "count") else f" {label}"
-    return format_count(value) + suffix
+    return format_count(value) if label in ("", "count") else counted(value, label)
 
 
 def format_share(part: float, whole: float) -> str:

@@ -82,6 +82,10 @@ class ProfileContext:
         """``[(nearest application frame, value, category label), ...]``: who asked for the memory."""
         return [(s.name, s.self, knowledge.label(s.category)) for s in self.reading.sites if s.self > 0]
 
+    @property
+    def is_verb(self) -> str:
+        return self.reading.is_verb
+
     def prepare(self) -> ProfileContext:
         """Build the look-ups every answer may need now, so that answers stay fast."""
         _ = (self.names, self.subjects)

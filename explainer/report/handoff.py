@@ -167,7 +167,7 @@ def consumers_section(reading: Reading, top: int) -> list[str]:
     for i, r in enumerate(shown.rows, 1):
         out.append(
             f"| {i} | {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
-            f"{parts.what_it_is(r.name)} |"
+            f"{parts.what_it_is(r.name, summary.profile)} |"
         )
     sites = parts.sites_line(reading, top)
     return [*out, *(["", *sites] if sites else []), ""]

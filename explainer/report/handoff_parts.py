@@ -15,7 +15,7 @@ from explainer import knowledge, units
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.analysis.functions import ranked
+from explainer.analysis.functions import ranked, top
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Summary
 from explainer.errors import NoSuchFunctionError
@@ -23,7 +23,7 @@ from explainer.model import Profile
 from explainer.reading import Reading
 from explainer.report.analyze import md_cell
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 MAX_LABELS = 6
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -96,12 +96,14 @@ def _short(text: str, limit: int = 120) -> str:
     return text[:cut].rstrip(" ,;:") + "…"
 
 
-def what_it_is(name: str) -> str:
-    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's."""
+def what_it_is(name: str, profile: Profile | None = None) -> str:
+    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
+    (read with the profile's runtime, which settles labels several languages write alike)."""
     entry = knowledge.lookup(name)
     if entry is not None and entry.explanation:
         return md_text(f"{entry.label}: {_short(entry.explanation)}", 200)
-    return md_text(decode(name).meaning, 160)
+    runtime = guess_runtime(profile.names) if profile is not None else None
+    return md_text(decode(name, runtime).meaning, 160)
 
 
 def actions(name: str) -> list[str]:
@@ -119,7 +121,7 @@ def category_lines(reading: Reading) -> list[str]:
 
 def sites_line(reading: Reading, n: int) -> list[str]:
     """Where the top consumers are allocator frames: the application frames that asked for the memory."""
-    top3 = reading.summary.top_self.rows[:3]
+    top3 = top(reading.summary.stats, "self", 3).rows
     if not reading.sites or not any(reading.role(r.name) == "allocator" for r in top3):
         return []
     shown = ", ".join(
@@ -132,7 +134,7 @@ def sites_line(reading: Reading, n: int) -> list[str]:
 def chains_to(reading: Reading, n: int) -> list[Chain]:
     """Heaviest chains to the top consumers (to their allocation sites when those are allocator frames)."""
     summary = reading.summary
-    names = [r.name for r in summary.top_self.rows[:n]]
+    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
     if any(reading.role(name) == "allocator" for name in names):
         names = [s.name for s in reading.sites[:n]] or names
     out: list[Chain] = []

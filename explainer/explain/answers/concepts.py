@@ -126,7 +126,7 @@ def skip_one(w: Writer, fid: int) -> str | None:
         )
     else:
         text = w.t(
-            "**No, {name} matters**: it {verb} {self} itself. Bars with high self are where the {resource} is {verb}.",
+            "**No, {name} matters**: it {verb} {self} itself. Bars with high self are where the {resource} {is_verb}.",
             name=w.name(name),
             verb=w.verb,
             self=w.vp(s),
@@ -149,7 +149,7 @@ def howto(w: Writer) -> str | None:
         "",
         w.t(
             "- The bottom bars are entry points; the bars at the top with nothing above them are leaves: their "
-            "whole width is self, where the {resource} is {verb}.",
+            "whole width is self, where the {resource} {is_verb}.",
             **values,
         ),
         w.t("- Wide bars with zero self only orchestrate calls: skip them and follow them up to a bar with high self."),

@@ -72,7 +72,7 @@ def chain(w: Writer, fid: int | None) -> str | None:
     w.add(
         w.t(
             "**The heaviest call chain to {name}, read from the entry point (the bottom of the flame graph) up to "
-            "where the {resource} is {verb}:**",
+            "where the {resource} {is_verb}:**",
             name=w.name(name),
             resource=w.resource,
             verb=w.verb,
@@ -121,7 +121,7 @@ def _step_line(w: Writer, item: Item, first: bool, last: bool) -> str:
     if first:
         role = " " + w.t("This is the entry point.")
     elif last:
-        role = " " + w.t("Here the {resource} is {verb}.", resource=w.resource, verb=w.verb)
+        role = " " + w.t("Here the {resource} {is_verb}.", resource=w.resource, verb=w.verb)
     else:
         role = ""
     return f"{line}. {w.meaning(item.name)}{role}"
@@ -151,9 +151,11 @@ def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
     ctx = w.ctx
     name = ctx.profile.names[fid] if fid is not None else (written or "")
     look = name if fid is not None else name.rstrip(".…")  # "0x7f15..." is an address, cut short
-    sym = decode(look)
+    sym = decode(look, w.runtime)
     w.add(f"**{w.name(name)}**: {cap(w.convention(look))}")
-    convention = _CONVENTIONS.get(sym.kind)
+    # the conventions are the seed's, for Python labels and raw addresses; other languages' readings stand alone
+    seed = (sym.language in ("python", "") and not sym.file) or sym.kind == "address"
+    convention = _CONVENTIONS.get(sym.kind) if seed else None
     if convention:
         w.add("", w.t(convention))
     known = w.meaning(look, full=True) if fid is not None or written else ""

@@ -42,4 +42,8 @@ RESOURCE_WORDS = (
     N_("allocated"),
     N_("spent"),
     N_("counted"),
+    N_("is allocated"),
+    N_("is spent"),
+    N_("are counted"),
+    N_("is counted"),
 )

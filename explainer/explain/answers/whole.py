@@ -72,7 +72,7 @@ def most(w: Writer) -> str | None:
         ),
         "",
         w.t(
-            "Self is what a function {verb} directly, so this is where the {resource} is {verb}; in the flame "
+            "Self is what a function {verb} directly, so this is where the {resource} {is_verb}; in the flame "
             "graph it is the widest bar with nothing on top of it (a leaf at the top of the stack).",
             verb=w.verb,
             resource=w.resource,
@@ -168,7 +168,7 @@ def optimise(w: Writer) -> str | None:
     w.add(
         w.t(
             "**Start with {name}: {self} of self, {share} of the total.** Wide bars with high self are the "
-            "candidates, because that is where the {resource} is {verb}.",
+            "candidates, because that is where the {resource} {is_verb}.",
             name=w.name(top.name),
             self=w.v(top.self),
             share=w.p(top.self),

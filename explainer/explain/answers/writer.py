@@ -14,7 +14,7 @@ from explainer.explain.answers.language import translations
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 NAME_LIMIT = 120
 
@@ -43,16 +43,28 @@ class Writer:
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
+        self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
 
     # our own words, in the answer's language
     def t(self, message: str, /, **values: str) -> str:
-        """``message`` translated, then its ``{placeholders}`` filled (one pass: values are never expanded)."""
-        text = self._tr.gettext(message)
-        return text.format(**values) if values else text
+        """``message`` translated, then its ``{placeholders}`` filled (one pass: values are never expanded).
+
+        ``{resource}``, ``{verb}`` and ``{is_verb}`` are this profile's words unless given.
+        """
+        return self._fill(self._tr.gettext(message), values)
 
     def tn(self, singular: str, plural: str, n: int, /, **values: str) -> str:
-        text = self._tr.ngettext(singular, plural, n)
-        return text.format(**values) if values else text
+        return self._fill(self._tr.ngettext(singular, plural, n), values)
+
+    def _fill(self, text: str, values: dict[str, str]) -> str:
+        if "{" not in text:
+            return text
+        words = {
+            k: v for k, v in (("resource", "{resource}"), ("verb", "{verb}"), ("is_verb", "{is_verb}")) if v in text
+        }
+        if words:
+            values = {**{k: getattr(self, k) for k in words if k not in values}, **values}
+        return text.format(**values)
 
     @property
     def resource(self) -> str:
@@ -61,6 +73,11 @@ class Writer:
     @property
     def verb(self) -> str:
         return self.t(self.ctx.verb)
+
+    @property
+    def is_verb(self) -> str:
+        """``is allocated`` or ``are counted``: agrees with the resource ("the samples are counted")."""
+        return self.t(self.ctx.is_verb)
 
     # numbers, recorded as they are written, in the answer's notation ("55,1 GB" in Dutch)
     def v(self, raw: int) -> str:
@@ -92,7 +109,7 @@ class Writer:
 
     def convention(self, name: str) -> str:
         """The symbol convention's sentence, cleaned (it quotes the raw name) and recorded (it names owners)."""
-        sym = decode(name)
+        sym = decode(name, self.runtime)
         text = sym.meaning if self.lang == "en" else conventions.describe(sym, self.t)
         return self.g.text(clean_text(text, 400, keep_newlines=False))
 

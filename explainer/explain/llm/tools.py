@@ -216,7 +216,9 @@ class Toolbox:
         return {
             "target": self._n(chain.target),
             "entry_first": True,
-            "steps": [[self._n(s.name), w.vp(s.total), w.v(s.self), clean(decode(s.name).kind, 20)] for s in steps],
+            "steps": [
+                [self._n(s.name), w.vp(s.total), w.v(s.self), clean(decode(s.name, w.runtime).kind, 20)] for s in steps
+            ],
             "columns": ["function", "total (share)", "self", "kind"],
             "frames_in_chain": w.n(len(chain.steps)),
             "interpreter_frames_left_out": w.n(len(chain.steps) - len(steps)),
@@ -238,11 +240,12 @@ class Toolbox:
     def _symbol_meaning(self, w: Writer, a: NameArgs) -> dict[str, Any]:
         fid = self._find(a.name)
         name = self.ctx.profile.names[fid] if fid is not None else a.name
-        sym = decode(name)
+        sym = decode(name, w.runtime)
         out: dict[str, Any] = {
             "label": self._n(name),
             "in_profile": fid is not None,
             "kind": sym.kind,
+            "language": sym.language or "ambiguous",
             "convention": w.convention(name),
         }
         described = knowledge.describe(name)
