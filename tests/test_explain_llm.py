@@ -112,7 +112,8 @@ def test_a_made_up_number_percentage_and_function_are_flagged(demo: Profile, ser
     a = conv(demo, server).ask("What uses the most GPU memory?")
     assert a.mode == "llm"
     assert a.verification.unverified == ["61.3 GB", "42%", "FakeRunner.alloc_all (not a function in this profile)"]
-    assert "61.3 GB [unverified]" in a.markdown and "42% [unverified]" in a.markdown
+    assert "61.3 GB [unverified; KV cache: 55.1 GB]" in a.markdown  # the reason and the right value, inline
+    assert "42% [unverified; KV cache: 73.8%]" in a.markdown
     assert "`FakeRunner.alloc_all` [not in this profile]" in a.markdown
     assert "Not verified:** 3 claim(s)" in a.markdown
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain import kb
+from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
@@ -41,15 +42,16 @@ class Writer:
         self.lines: list[str] = []
 
     # numbers, recorded as they are written
-    def v(self, raw: int) -> str:
-        return self.g.value(raw)
+    # ``about``: whose value it is (a function's name, a category, the total), for the claim check
+    def v(self, raw: int, about: About = None) -> str:
+        return self.g.value(raw, about=about)
 
-    def p(self, part: float, whole: float | None = None) -> str:
-        return self.g.share(part, self.ctx.total if whole is None else whole)
+    def p(self, part: float, whole: float | None = None, about: About = None) -> str:
+        return self.g.share(part, self.ctx.total if whole is None else whole, about)
 
-    def vp(self, raw: int) -> str:
+    def vp(self, raw: int, about: About = None) -> str:
         """``55.1 GB (73.8%)``."""
-        return f"{self.v(raw)} ({self.p(raw)})"
+        return f"{self.v(raw, about)} ({self.p(raw, about=about)})"
 
     def n(self, count: int) -> str:
         return self.g.count(count)
