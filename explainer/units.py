@@ -136,11 +136,19 @@ UNIT_WORDS: dict[str, tuple[str, int]] = {
     "%": ("percent", 1),
     "percent": ("percent", 1),
     "procent": ("percent", 1),
+    "points": ("percent", 1),  # percentage points, as in "55.3 points above the weights"
+    "percentage points": ("percent", 1),
+    "procentpunt": ("percent", 1),
+    "procentpunten": ("percent", 1),
     "b": ("bytes", 1),
     "byte": ("bytes", 1),
     "bytes": ("bytes", 1),
     **{s.lower(): ("bytes", f) for s, f in _DECIMAL_BYTES + _BINARY_BYTES},
-    **{f"{w}byte{p}": ("bytes", f) for w, f in (("kilo", 10**3), ("mega", 10**6), ("giga", 10**9), ("tera", 10**12)) for p in ("", "s")},
+    **{
+        f"{w}byte{p}": ("bytes", f)
+        for w, f in (("kilo", 10**3), ("mega", 10**6), ("giga", 10**9), ("tera", 10**12))
+        for p in ("", "s")
+    },
     "gibibytes": ("bytes", 2**30),
     "mebibytes": ("bytes", 2**20),
     **{k: ("time", f) for k, f in _TIME_FACTORS_NS.items() if k != "lock_nanoseconds"},

@@ -196,9 +196,7 @@ class Conversation:
         if tail:
             yield tail
         focus = self._focus(question, text)
-        self.last_answer = Answer(
-            text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete
-        )
+        self.last_answer = Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete)
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")

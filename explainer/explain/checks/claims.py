@@ -35,7 +35,7 @@ _MASKS = re.compile(r"\[F\d+\]|https?://\S+|<<<PROFILE_DATA[^\n]*|PROFILE_DATA>>
 _LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
 _DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
 _FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
-_TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|totaal)(?![\w-])", re.I)
+_TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
 # the whole of a share: "73.8% of the 74.7 GB", "van de 74,7 GB"
 _WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
 _CLAUSE_BREAK = re.compile(
@@ -45,10 +45,17 @@ _CLAUSE_BREAK = re.compile(
     re.I,
 )
 _PRONOUN = re.compile(
-    r"^[\s>*_#-]*(?:\d+[.)]\s+)?(?:it|its|this|that|these|those|they|their|which|het|dit|dat|deze|die|ze|zij)\b", re.I
+    r"^[\s>*_#-]*(?:\d+[.)]\s+)?(?:it|its|this|that|these|those|they|their|which|of (?:that|which|these|this)"
+    r"|het|dit|dat|deze|die|ze|zij|daarvan|waarvan)\b",
+    re.I,
 )
 _ALIAS_STOP = frozenset({"other", "code", "driver", "application", "native code", "other application code"})
-_TRANSLATED = {"weights": ("gewichten", "modelgewichten"), "activations": ("activaties",)}
+# other words for a category, in English and Dutch answers
+_SYNONYMS = {
+    "weights": ("gewichten", "modelgewichten"),
+    "activations": ("activaties",),
+    "torch.compile": ("compilation", "compile"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,7 @@ def _ratios(line: str, masked: str) -> list[Quantity]:
     out = []
     for m in _RATIO.finditer(masked):
         word = m.group("num").lower()
+        readings: tuple[tuple[float, float], ...]
         if word in units.NUMBER_WORDS:
             if word not in ("twice", "double", "dubbel") and not m.group(0)[len(word) :].strip():
                 continue  # "four the" is not a ratio; "twice the" is
@@ -154,9 +162,9 @@ def _aliases(label: str) -> set[str]:
     parts = {p.strip() for p in re.split(r"\s*/\s*|\s+and\s+|[()]", label) if p.strip()}
     out = {label, *parts}
     out |= {a.removeprefix("model ") for a in out}
-    for word, translated in _TRANSLATED.items():
+    for word, synonyms in _SYNONYMS.items():
         if word in out:
-            out.update(translated)
+            out.update(synonyms)
     return {a for a in out if len(a) >= 3 and a.lower() not in _ALIAS_STOP}
 
 
@@ -217,7 +225,8 @@ def clauses(line: str) -> list[tuple[int, int]]:
     if line.lstrip().startswith("|"):
         return [(0, len(line))]
     spans, start = [], 0
-    for m in _CLAUSE_BREAK.finditer(mask(line)):
+    opaque = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), line)  # a name is a word, never a break
+    for m in _CLAUSE_BREAK.finditer(opaque):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(line)))

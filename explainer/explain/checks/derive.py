@@ -22,7 +22,11 @@ CUE = re.compile(
     r"|overig\w*|resterend\w*|samen|verschil|opgeteld|behalve|zonder|meer dan|minder dan)\b|\+|−",
     re.I,
 )
-REST = re.compile(r"\b(?:rest|remaining|remainder|everything else|others?|overig\w*|resterend\w*)\b", re.I)
+REST = re.compile(
+    r"\b(?:rest|remaining|remainder|everything else|others?|apart from|besides|other than|excluding"
+    r"|overig\w*|resterend\w*|behalve)\b",
+    re.I,
+)
 _SHOW = {"bytes": units.format_bytes, "time": units.format_duration_ns}
 Operands = dict[float, float]  # value -> half of the step it was shown with
 
@@ -60,25 +64,29 @@ class Pool:
         if found is None and kind in self.written and CUE.search(text):
             found = _sum(kind, local.get(kind, {}), readings)
         if found is None and kind in self.written and REST.search(text):
-            found = self._rest(kind, readings)
+            found = self._rest(kind, readings, local.get(kind, {}))
         return found
 
-    def _rest(self, kind: str, readings: tuple[tuple[float, float], ...]) -> tuple[float, str] | None:
-        """"The rest": the total less the last few numbers written (the items listed before it)."""
+    def _rest(self, kind: str, readings: tuple[tuple[float, float], ...], ops: Operands) -> tuple[float, str] | None:
+        """ "The rest": the total less the last few numbers written (the items listed before it), or
+        less one or two values of the subjects the claim names ("apart from the KV cache")."""
         total = self.total.get(kind, 0.0)
-        used, tol = 0.0, units.display_half(total, kind)
-        for k, value in enumerate(reversed(self.written[kind]), 1):
+        suffixes: list[list[float]] = []
+        for value in reversed(self.written[kind]):
             if value >= total:
                 break
-            used += value
-            tol += units.display_half(value, kind)
-            if _within(total - used, tol, readings):
-                return total - used, f"{_show(kind, total)} less the {k} value(s) before it"
+            suffixes.append([*(suffixes[-1] if suffixes else []), value])
+        singles = [[v] for v in ops if v < total]
+        pairs = [[a, b] for a, b in itertools.combinations(ops, 2) if a + b < total]
+        for used in (*suffixes, *singles, *pairs):
+            tol = units.display_half(total, kind) + sum(units.display_half(v, kind) for v in used)
+            if _within(total - sum(used), tol, readings):
+                return total - sum(used), _show(kind, total) + "".join(f" − {_show(kind, v)}" for v in used)
         return None
 
 
 def _sum(kind: str, ops: Operands, readings: tuple[tuple[float, float], ...]) -> tuple[float, str] | None:
-    items = list(ops.items())
+    items = sorted(ops.items(), reverse=True)  # the largest first: a − b − c, not a negative
     for size in (2, 3):
         for combo in itertools.combinations(items, size):
             (a, ha), rest = combo[0], combo[1:]
@@ -86,7 +94,9 @@ def _sum(kind: str, ops: Operands, readings: tuple[tuple[float, float], ...]) ->
             for signs in itertools.product((1, -1), repeat=size - 1):
                 value = a + sum(s * v for s, (v, _) in zip(signs, rest, strict=True))
                 if value > 0 and _within(value, tol, readings):
-                    terms = "".join(f" {'+' if s > 0 else '−'} {_show(kind, v)}" for s, (v, _) in zip(signs, rest, strict=True))
+                    terms = "".join(
+                        f" {'+' if s > 0 else '−'} {_show(kind, v)}" for s, (v, _) in zip(signs, rest, strict=True)
+                    )
                     return value, _show(kind, a) + terms
     return None
 

@@ -39,7 +39,7 @@ def category(label: str) -> Subject:
     return Subject("category:" + label.casefold(), label, "category")
 
 
-About = Subject | str | None  # a str names a function
+About = Subject | str | tuple[Subject | str, ...] | None  # a str names a function
 
 
 @dataclass
@@ -61,11 +61,12 @@ class Grounding:
 
     def own(self, about: About, kind: str, value: float) -> None:
         """Record ``value`` as one of ``about``'s own (its self, total, share, before, after...)."""
-        if about is None:
-            return
-        subject = about if isinstance(about, Subject) else function(about)
-        self.subjects.setdefault(subject.key, subject)
-        self.owned.setdefault(subject.key, {}).setdefault(kind, set()).add(value)
+        for one in about if isinstance(about, tuple) else (about,):
+            if one is None:
+                continue
+            subject = one if isinstance(one, Subject) else function(one)
+            self.subjects.setdefault(subject.key, subject)
+            self.owned.setdefault(subject.key, {}).setdefault(kind, set()).add(value)
 
     def value(self, raw: float, unit: str | None = None, about: About = None) -> str:
         unit = unit or self.unit

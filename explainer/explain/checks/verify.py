@@ -79,10 +79,14 @@ def _possessive(label: str) -> str:
     return label + ("'" if label.endswith("s") else "'s")
 
 
-def _show(kind: str, value: float) -> str:
+def _show(kind: str, value: float, binary: bool = False) -> str:
     if kind == "percent":
         return f"{value:.1f}%"
-    return units.format_bytes(value) if kind == "bytes" else units.format_duration_ns(value)
+    return (
+        units.format_bytes(value, "binary" if binary else "decimal")
+        if kind == "bytes"
+        else units.format_duration_ns(value)
+    )
 
 
 @dataclass
@@ -94,13 +98,16 @@ class LineVerifier:
     transform: Callable[[str], str] | None = None  # applied to each line first (e.g. sanitising)
     checked: int = 0
     unverified: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("verified", "derived", "unbound", "wrong"), 0))
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("verified", "derived", "unbound", "wrong"), 0)
+    )
     wrong: list[WrongClaim] = field(default_factory=list)
     derivations: list[tuple[str, str]] = field(default_factory=list)  # (claim, the grounded values it came from)
     _pending: str = ""
     _previous: list[Mention] = field(default_factory=list)
     _pool: Pool = field(default_factory=Pool)
     _finder: SubjectFinder | None = None
+    _claim: dict[str, Operands] = field(default_factory=dict)  # numbers accepted in the current claim
 
     def feed(self, text: str) -> str:
         self._pending += text
@@ -127,8 +134,9 @@ class LineVerifier:
         inserts: list[tuple[int, str]] = []
         for start, end in clauses(line):
             here = [m for m in mentions if start <= m.start < end]
-            if not here and refers_back(line[start:end]):
-                here = self._previous
+            if refers_back(line[start:end]):
+                here = [*self._previous, *here]
+            self._claim = {}
             for q in (q for q in found if start <= q.start < end):
                 mark = self._judge(line, q, here, line[start:end])
                 if mark:
@@ -161,20 +169,20 @@ class LineVerifier:
         own = self._own(q.kind, keys)
         hit = next((v for v in own if any(abs(v - r) <= h for r, h in q.readings)), None)
         if hit is not None:
-            self._pool.wrote(q.kind, hit)
+            self._wrote(q.kind, hit)
             return "verified", ""
         derived = self._derive(q, keys, clause)
         if derived:
             return "derived", ""
         if subject is not None:
             others = [o for o in self._owners(q) if o.key not in keys]
-            expected = self._expected(q.kind, subject)
+            expected = self._expected(q, subject)
             if others:
                 reason = f"{q.text} is {_possessive(_label(others[0]))}, not {_possessive(_label(subject))}"
                 self._fail(q, subject, reason, expected, "misattributed")
                 return "wrong", f" [wrong: {reason}" + (f"; {_label(subject)}: {expected}]" if expected else "]")
             if any(g.overlaps(q.kind, r, h) for r, h in q.readings):
-                self._pool.wrote(q.kind, q.readings[0][0])
+                self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
                 return "unbound", ""  # a grounded value that belongs to no subject (a coverage, a caveat)
             self._fail(q, subject, f"{q.text} is not a value of {_label(subject)}", expected, "unknown")
             return "wrong", f" [unverified; {_label(subject)}: {expected}]" if expected else FLAG
@@ -182,7 +190,7 @@ class LineVerifier:
 
     def _unbound(self, q: Quantity, clause: str) -> tuple[Verdict, str]:
         if self._supports(q):
-            self._pool.wrote(q.kind, q.readings[0][0])
+            self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
             return "unbound", ""
         if q.kind != "bare" and self._derive(q, [], clause):
             return "derived", ""
@@ -190,8 +198,9 @@ class LineVerifier:
         return "wrong", FLAG
 
     def _derive(self, q: Quantity, keys: list[str], clause: str) -> bool:
-        local: dict[str, Operands] = {}
-        for key in [*keys, TOTAL.key]:
+        # the total is an operand only when the claim names it: "X grew by 11.5 GB" is not the total's change
+        local: dict[str, Operands] = {kind: dict(ops) for kind, ops in self._claim.items()}
+        for key in keys:
             for kind in ("bytes", "time", "percent"):
                 for v in self.grounding.values_of(key, kind):
                     local.setdefault(kind, {})[v] = units.display_half(v, kind)
@@ -200,8 +209,14 @@ class LineVerifier:
             return False
         value, how = found
         self.derivations.append((q.text, how))
-        self._pool.wrote(q.kind, value)
+        self._wrote(q.kind, value)
         return True
+
+    def _wrote(self, kind: str, value: float, half: float | None = None) -> None:
+        """An accepted number: an operand for the rest of this claim and for "the rest" later."""
+        self._pool.wrote(kind, value)
+        if kind in ("bytes", "time", "percent"):
+            self._claim.setdefault(kind, {})[value] = units.display_half(value, kind) if half is None else half
 
     def _own(self, kind: str, keys: list[str]) -> list[float]:
         return [v for k in keys for v in self.grounding.values_of(k, kind)]
@@ -230,9 +245,10 @@ class LineVerifier:
         pick = before[-1] if before else (known[0] if known else None)
         return self.grounding.subjects[pick.keys[0]] if pick else None
 
-    def _expected(self, kind: str, subject: Subject) -> str | None:
-        values = sorted(self.grounding.values_of(subject.key, kind), reverse=True)
-        return " or ".join(_show(kind, v) for v in values[:3]) or None
+    def _expected(self, q: Quantity, subject: Subject) -> str | None:
+        """The subject's values of the claim's kind, in the units it is written in (GiB stays GiB)."""
+        values = sorted(self.grounding.values_of(subject.key, q.kind), reverse=True)
+        return " or ".join(_show(q.kind, v, "ib" in q.text.lower()) for v in values[:3]) or None
 
     def _fail(self, q: Quantity, subject: Subject | None, reason: str, expected: str | None, kind: str) -> None:
         self.unverified.append(q.text)

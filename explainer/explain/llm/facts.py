@@ -119,7 +119,9 @@ def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[t
     if ctx.profile.labels and not redact_labels:
         item["labels"] = [[c.name(k), c.name(v)] for k, v in ctx.profile.labels[: limits.orchestrators]]
     item.update(
-        total=c.vs(g, ctx.total, TOTAL), stacks=g.count(ctx.profile.stack_count), functions=g.count(s.stats.function_count)
+        total=c.vs(g, ctx.total, TOTAL),
+        stacks=g.count(ctx.profile.stack_count),
+        functions=g.count(s.stats.function_count),
     )
     if not ctx.total:
         return c.pairs
@@ -248,17 +250,20 @@ def _changes(c: _Collector, diff: Diff) -> None:
     item.update(
         baseline_total=g.value(diff.total_before, about=TOTAL),
         this_total=g.value(diff.total_after, about=TOTAL),
-        change=f"{sign}{g.value(abs(delta), about=TOTAL)} ({sign}{g.share(abs(delta), diff.total_before, TOTAL)} of the baseline)",
+        change=f"{sign}{g.value(abs(delta), about=TOTAL)} "
+        f"({sign}{g.share(abs(delta), diff.total_before, TOTAL)} of the baseline)",
     )
     rows = diff.ranked("self")[: c.limits.changes]
     if rows:
         item, g = c.fact("biggest changes by self, above the noise floor: [function, before, after, change]")
+        # a row's change is also its category's ("the KV cache grew from 43.6 GB to 55.1 GB")
+        about = [(r.name, *((category(label),) if (label := kb.category(r.name)) else ())) for r in rows]
         item["changes"] = [
             [
                 c.name(r.name),
-                g.value(r.self_before, about=r.name),
-                g.value(r.self_after, about=r.name),
-                ("+" if r.delta() >= 0 else "-") + g.value(abs(r.delta()), about=r.name),
+                g.value(r.self_before, about=whose),
+                g.value(r.self_after, about=whose),
+                ("+" if r.delta() >= 0 else "-") + g.value(abs(r.delta()), about=whose),
             ]
-            for r in rows
+            for r, whose in zip(rows, about, strict=True)
         ]
