@@ -428,7 +428,17 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
     out = io.StringIO()
     assert main(["ask", str(FIXTURE), "What is the total?", "--model", "m", "--format", "json"], out, err) == 0
     answer = json.loads(out.getvalue())
-    assert answer["mode"] == "llm" and answer["verification"] == {"checked": 1, "unverified": ["99.9 GB"]}
+    assert answer["mode"] == "llm" and answer["verification"] == {
+        "checked": 1,
+        "unverified": ["99.9 GB"],
+        "verified": 0,
+        "derived": 0,
+        "unbound": 0,
+        "wrong": 1,
+        "wrong_claims": [
+            {"text": "99.9 GB", "subject": None, "reason": "99.9 GB is not in this profile's facts", "expected": None}
+        ],
+    }
     assert CANARY not in out.getvalue() + err.getvalue()
 
 

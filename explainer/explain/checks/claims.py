@@ -157,7 +157,7 @@ def name_spans(line: str) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda f: f[1])
 
 
-def _aliases(label: str) -> set[str]:
+def aliases(label: str) -> set[str]:
     """How a category label may be written: ``model weights`` -> weights, gewichten; graphs -> graph."""
     parts = {p.strip() for p in re.split(r"\s*/\s*|\s+and\s+|[()]", label) if p.strip()}
     out = {label, *parts}
@@ -187,7 +187,7 @@ class SubjectFinder:
             alias: key
             for key, subject in self.grounding.subjects.items()
             if subject.kind == "category"
-            for alias in _aliases(subject.label)
+            for alias in aliases(subject.label)
         }
         longest_first = sorted(by_alias, key=len, reverse=True)
         self._categories = [
