@@ -92,7 +92,9 @@ def test_scores_follow_the_checks_and_the_exit_status_the_minimum(model: OpenAIS
     by_id = {q["id"]: q for q in data["questions"]}
     cuda = by_id["cuda-graphs"]
     assert (cuda["subject_named"], cuda["facts_found"], cuda["wrong"]) == (True, 0, 1)
-    assert cuda["wrong_claims"][0]["reason"] == "12.0 GB is `UnquantizedLinearMethod.create_weights`'s, not CUDA graphs'"
+    assert (
+        cuda["wrong_claims"][0]["reason"] == "12.0 GB is `UnquantizedLinearMethod.create_weights`'s, not CUDA graphs'"
+    )
     assert by_id["zero-self"]["wrong_names"] == 1 and by_id["cpu-json"]["subject_named"] is False
     assert by_id["diff-total"]["answered"] is False and "HTTP 400" in by_id["diff-total"]["note"]
     assert by_id["kv-cache"]["verified"] == 3 and by_id["kv-cache"]["tokens_in"] > 1_000
