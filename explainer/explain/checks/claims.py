@@ -40,7 +40,7 @@ _TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everyth
 _WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
 _CLAUSE_BREAK = re.compile(
     r"(?<=[.!?])\s+(?=[^\s\d])|;\s+"
-    r"|,\s+(?=(?:while|whereas|but|and|followed by|then|terwijl|maar|en|gevolgd door|daarna)\b)"
+    r"|,\s+(?=(?:while|whereas|but|and|plus|followed by|then|terwijl|maar|en|plus|gevolgd door|daarna)\b)"
     r"|\s+(?=(?:while|whereas|terwijl)\b)",
     re.I,
 )
@@ -55,6 +55,7 @@ _SYNONYMS = {
     "weights": ("gewichten", "modelgewichten"),
     "activations": ("activaties",),
     "torch.compile": ("compilation", "compile"),
+    "unresolved native code": ("unresolved", "unresolved code"),
 }
 
 
@@ -166,6 +167,14 @@ def aliases(label: str) -> set[str]:
         if word in out:
             out.update(synonyms)
     return {a for a in out if len(a) >= 3 and a.lower() not in _ALIAS_STOP}
+
+
+PART = re.compile(
+    r"\b(?:of which|including|includes|mostly|mainly|largely|chiefly|such as|led by|among them"
+    r"|waarvan|vooral|grotendeels|onder andere|waaronder)\b",
+    re.I,
+)
+"""Words that say a number is a part of the subject named ("torch.compile, of which 350 MB is autotuning")."""
 
 
 def _alias_pattern(alias: str) -> str:

@@ -52,6 +52,7 @@ class Grounding:
     texts: list[str] = field(default_factory=list)
     subjects: dict[str, Subject] = field(default_factory=dict)
     owned: dict[str, dict[str, set[float]]] = field(default_factory=dict)  # subject key -> kind -> values
+    wholes: dict[str, set[str]] = field(default_factory=dict)  # subject key -> what it is part of
     _arrays: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 
     def add(self, kind: str, value: float, half: float = 0.0) -> None:
@@ -67,6 +68,10 @@ class Grounding:
             subject = one if isinstance(one, Subject) else function(one)
             self.subjects.setdefault(subject.key, subject)
             self.owned.setdefault(subject.key, {}).setdefault(kind, set()).add(value)
+
+    def part_of(self, part: str, whole: Subject) -> None:
+        """Record that function ``part`` belongs to ``whole`` (its category), as the facts say."""
+        self.wholes.setdefault(function(part).key, set()).add(whole.key)
 
     def value(self, raw: float, unit: str | None = None, about: About = None) -> str:
         unit = unit or self.unit
@@ -103,6 +108,8 @@ class Grounding:
             self._lo[k] += other._lo[k]
             self._hi[k] += other._hi[k]
         self.texts += other.texts
+        for key, wholes in other.wholes.items():
+            self.wholes.setdefault(key, set()).update(wholes)
         for key, subject in other.subjects.items():
             self.subjects.setdefault(key, subject)
             mine = self.owned.setdefault(key, {})

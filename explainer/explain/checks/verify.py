@@ -23,6 +23,7 @@ from typing import Literal
 
 from explainer import units
 from explainer.explain.checks.claims import (
+    PART,
     Mention,
     Quantity,
     SubjectFinder,
@@ -176,6 +177,9 @@ class LineVerifier:
             return "derived", ""
         if subject is not None:
             others = [o for o in self._owners(q) if o.key not in keys]
+            if others and PART.search(clause) and any(g.wholes.get(o.key, set()) & set(keys) for o in others):
+                self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
+                return "verified", ""  # a part's value, said to be a part: "of which 350 MB is autotuning"
             expected = self._expected(q, subject)
             if others:
                 reason = f"{q.text} is {_possessive(_label(others[0]))}, not {_possessive(_label(subject))}"

@@ -19,7 +19,8 @@ import tiktoken
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
 from explainer.explain import kb
-from explainer.explain.checks.grounding import TOTAL, About, category
+from explainer.explain.checks.grounding import TOTAL, About
+from explainer.explain.checks.grounding import category as category_subject
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
@@ -156,6 +157,7 @@ def _top_self(c: _Collector) -> None:
         category = kb.category(r.name)
         if category:
             item["category"] = category
+            g.part_of(r.name, category_subject(category))
 
 
 def _chain(c: _Collector, chain: Chain, about: str) -> None:
@@ -201,6 +203,9 @@ def _sites(c: _Collector) -> None:
     if rows:
         item, g = c.fact("allocation sites (knowledge base): the nearest application frame that asked for the memory")
         item["sites"] = [[c.name(name), c.vs(g, value, name), label] for name, value, label in rows]
+        for name, _, label in rows:
+            if label:
+                g.part_of(name, category_subject(label))
 
 
 def _top_total(c: _Collector) -> None:
@@ -240,7 +245,7 @@ def _categories(c: _Collector) -> None:
     rows = kb.breakdown(c.ctx.profile)[:6]
     if rows:
         item, g = c.fact("by category (knowledge base)")
-        item["categories"] = [[label, c.vs(g, value, category(label))] for label, value in rows]
+        item["categories"] = [[label, c.vs(g, value, category_subject(label))] for label, value in rows]
 
 
 def _changes(c: _Collector, diff: Diff) -> None:
@@ -257,7 +262,7 @@ def _changes(c: _Collector, diff: Diff) -> None:
     if rows:
         item, g = c.fact("biggest changes by self, above the noise floor: [function, before, after, change]")
         # a row's change is also its category's ("the KV cache grew from 43.6 GB to 55.1 GB")
-        about = [(r.name, *((category(label),) if (label := kb.category(r.name)) else ())) for r in rows]
+        about = [(r.name, *((category_subject(label),) if (label := kb.category(r.name)) else ())) for r in rows]
         item["changes"] = [
             [
                 c.name(r.name),
