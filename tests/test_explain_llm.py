@@ -112,7 +112,8 @@ def test_a_made_up_number_percentage_and_function_are_flagged(demo: Profile, ser
     a = conv(demo, server).ask("What uses the most GPU memory?")
     assert a.mode == "llm"
     assert a.verification.unverified == ["61.3 GB", "42%", "FakeRunner.alloc_all (not a function in this profile)"]
-    assert "61.3 GB [unverified]" in a.markdown and "42% [unverified]" in a.markdown
+    assert "61.3 GB [unverified; KV cache: 55.1 GB]" in a.markdown  # the reason and the right value, inline
+    assert "42% [unverified; KV cache: 73.8%]" in a.markdown
     assert "`FakeRunner.alloc_all` [not in this profile]" in a.markdown
     assert "Not verified:** 3 claim(s)" in a.markdown
 
@@ -427,7 +428,17 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
     out = io.StringIO()
     assert main(["ask", str(FIXTURE), "What is the total?", "--model", "m", "--format", "json"], out, err) == 0
     answer = json.loads(out.getvalue())
-    assert answer["mode"] == "llm" and answer["verification"] == {"checked": 1, "unverified": ["99.9 GB"]}
+    assert answer["mode"] == "llm" and answer["verification"] == {
+        "checked": 1,
+        "unverified": ["99.9 GB"],
+        "verified": 0,
+        "derived": 0,
+        "unbound": 0,
+        "wrong": 1,
+        "wrong_claims": [
+            {"text": "99.9 GB", "subject": None, "reason": "99.9 GB is not in this profile's facts", "expected": None}
+        ],
+    }
     assert CANARY not in out.getvalue() + err.getvalue()
 
 

@@ -1,8 +1,11 @@
 """``explainer ask SOURCE "QUESTION"``: one question about a profile, answered offline or by a model.
 
 JSON contract: ``answer`` (Markdown), ``mode`` (``offline`` or ``llm``), ``verification`` with
-``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed); also
-``notice`` (why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
+``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed), the
+numbers ``verified`` (values of the subject their claim names), ``derived`` (worked out from
+grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``, and
+``wrong_claims``: ``{text, subject, reason, expected}`` for every failed claim; also ``notice``
+(why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
 
 if TYPE_CHECKING:
-    from explainer.explain import Answer
+    from explainer.explain import Answer, Verification
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -44,6 +47,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--format", choices=("markdown", "json"), default="markdown", help="output format (default markdown)"
     )
     p.set_defaults(run=run)
+
+
+def verification_json(v: Verification) -> dict[str, Any]:
+    return {
+        "checked": v.checked,
+        "unverified": v.unverified,
+        "verified": v.verified,
+        "derived": v.derived,
+        "unbound": v.unbound,
+        "wrong": v.wrong,
+        "wrong_claims": [w.as_dict() for w in v.wrong_claims],
+    }
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -76,7 +91,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return {
         "answer": answer.markdown,
         "mode": answer.mode,
-        "verification": {"checked": answer.verification.checked, "unverified": answer.verification.unverified},
+        "verification": verification_json(answer.verification),
         "notice": answer.notice,
         "incomplete": answer.incomplete,
         "focus": answer.focus,

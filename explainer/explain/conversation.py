@@ -24,7 +24,7 @@ from explainer.explain.answers.language import N_, translations
 from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
 from explainer.explain.answers.suggest import suggestions, symbol_data
 from explainer.explain.checks.names import normalize
-from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
+from explainer.explain.checks.verify import Grounding, LineVerifier, WrongClaim, footer, names_in_line
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm import prompts
 from explainer.explain.llm.facts import Facts, build_facts, count_tokens
@@ -53,6 +53,15 @@ MAX_QUESTIONS = 50
 class Verification:
     checked: int = 0  # numbers checked against the facts and tool results
     unverified: list[str] = field(default_factory=list)  # claims that could not be traced
+    verified: int = 0  # numbers that are values of the subject their claim names
+    derived: int = 0  # numbers worked out from grounded values (differences, sums, ratios, shares)
+    unbound: int = 0  # numbers in claims naming no known subject, found among the facts
+    wrong: int = 0  # numbers misattributed or not in the facts
+    wrong_claims: list[WrongClaim] = field(default_factory=list)  # every failed claim, names included
+
+    @classmethod
+    def of(cls, v: LineVerifier) -> Verification:
+        return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,9 +157,7 @@ class Conversation:
         verifier = LineVerifier(result.grounding, self.ctx.names)
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
-        self.last_answer = Answer(
-            text, "offline", Verification(verifier.checked, verifier.unverified), notice, result.focus
-        )
+        self.last_answer = Answer(text, "offline", Verification.of(verifier), notice, result.focus)
         yield text
 
     def _model_answer(self, question: str) -> Iterator[str]:
@@ -210,9 +217,7 @@ class Conversation:
         if tail:
             yield tail
         focus = self._focus(q, text)
-        self.last_answer = Answer(
-            text + tail, "llm", Verification(verifier.checked, verifier.unverified), notice, focus, outcome.incomplete
-        )
+        self.last_answer = Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete)
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")

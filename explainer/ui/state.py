@@ -34,6 +34,7 @@ class Turn:
     mode: str = ""  # "offline" or the model's name
     checked: int = 0  # numbers checked against the profile
     unverified: tuple[str, ...] = ()
+    verdicts: tuple[int, int, int, int] = (0, 0, 0, 0)  # numbers verified, derived, unbound, wrong
     notice: str = ""
     incomplete: bool = False
 

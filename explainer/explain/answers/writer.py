@@ -11,6 +11,7 @@ from explainer import knowledge, units
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers import conventions
 from explainer.explain.answers.language import translations
+from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
@@ -80,15 +81,16 @@ class Writer:
         return self.t(self.ctx.is_verb)
 
     # numbers, recorded as they are written, in the answer's notation ("55,1 GB" in Dutch)
-    def v(self, raw: int) -> str:
-        return units.localize(self.g.value(raw), self.lang)
+    # ``about``: whose value it is (a function's name, a category, the total), for the claim check
+    def v(self, raw: int, about: About = None) -> str:
+        return units.localize(self.g.value(raw, about=about), self.lang)
 
-    def p(self, part: float, whole: float | None = None) -> str:
-        return units.localize(self.g.share(part, self.ctx.total if whole is None else whole), self.lang)
+    def p(self, part: float, whole: float | None = None, about: About = None) -> str:
+        return units.localize(self.g.share(part, self.ctx.total if whole is None else whole, about), self.lang)
 
-    def vp(self, raw: int) -> str:
+    def vp(self, raw: int, about: About = None) -> str:
         """``55.1 GB (73.8%)``."""
-        return f"{self.v(raw)} ({self.p(raw)})"
+        return f"{self.v(raw, about)} ({self.p(raw, about=about)})"
 
     def n(self, count: int) -> str:
         return units.localize(self.g.count(count), self.lang)
