@@ -8,6 +8,7 @@ units (GB = 10**9) by default because that is what Grafana and the seed document
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal
 
 ByteStyle = Literal["decimal", "binary"]
@@ -145,3 +146,17 @@ def parse_quantity(number: str, suffix: str) -> float | None:
     aliases = {"b": 1, "bytes": 1, "ns": 1, "kb": 10**3, "k": 10**3, "m": 10**6, "g": 10**9, "sec": 10**9}
     alias = aliases.get(key.lower())
     return value * alias if alias is not None else None
+
+
+_BYTE_SIZE = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_bytes(text: str) -> int | None:
+    """``"256 MiB"``, ``"300MB"`` or ``"268435456"`` -> bytes; None when it is not a byte size."""
+    match = _BYTE_SIZE.fullmatch(text)
+    if match is None:
+        return None
+    suffix = match.group(2) or "B"
+    names = {name.lower() for name, _ in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | _BYTE_UNITS
+    value = parse_quantity(match.group(1).replace("_", ""), suffix) if suffix.lower() in names else None
+    return int(value) if value is not None and value >= 1 else None
