@@ -19,7 +19,7 @@ from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
-from explainer.errors import OutputError, QueryError
+from explainer.errors import ModelUnavailableError, OutputError, QueryError
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
@@ -49,22 +49,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--llm",
-        choices=("auto", "offline"),
+        choices=("auto", "offline", "openai"),
         default="auto",
-        help="auto: add a verified model summary when a model is configured; offline: never (default auto)",
+        help="auto: a verified model summary on top when a model is configured, left out with a notice when "
+        "the model fails (default); offline: never send anything; openai: require the configured model's "
+        "summary, else exit 2. The report says which part the model wrote.",
     )
     p.set_defaults(run=run)
 
 
 def llm_settings(mode: str) -> Any:
-    """The configured model's settings, or None (offline, or explainer.explain not installed)."""
+    """The configured model's settings, or None (offline, or nothing configured with ``auto``)."""
     if mode == "offline":
         return None
-    try:
-        from explainer.explain import LlmSettings
-    except ImportError:
-        return None
+    from explainer.explain import LlmSettings
+
     settings = LlmSettings.from_env()
+    if mode == "openai" and not settings.configured:
+        raise ModelUnavailableError(
+            "--llm openai needs a model: set EXPLAINER_MODEL and OPENAI_API_KEY, OPENAI_BASE_URL for a "
+            "compatible server, or the AZURE_OPENAI_* variables",
+            hint="or use --llm offline",
+        )
     return settings if settings.configured else None
 
 
@@ -136,6 +142,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise QueryError("--top must be at least 1")
     if args.peak_around < 0:
         raise QueryError("--peak-around must be 0 or more steps")
+    settings = llm_settings(args.llm)  # first: a missing model fails before any query
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
     summary = summarize(profile, Options(top=args.top))
@@ -143,12 +150,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         profile,
         baseline,
         summary=summary,
-        llm_settings=llm_settings(args.llm),
+        llm_settings=settings,
         top=args.top,
         floor=floor_from(args),
         grafana_url=args.grafana_url,
         grafana_datasource=args.grafana_datasource,
         peak=peak,
+        require_model=args.llm == "openai",
     )
     if args.output:
         write_atomic(args.output, report)

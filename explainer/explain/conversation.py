@@ -60,6 +60,7 @@ class Answer:
     notice: str | None = None  # why the answer is not what was asked for (fallback, cut off)
     focus: str | None = None  # raw name of the function the answer is about, for highlighting
     incomplete: bool = False
+    model_error: str = ""  # why the model did not answer in full ("" when it did, or was not asked)
 
 
 class Conversation:
@@ -120,7 +121,7 @@ class Conversation:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
 
-    def _offline(self, question: str, notice: str | None = None) -> Iterator[str]:
+    def _offline(self, question: str, notice: str | None = None, model_error: str = "") -> Iterator[str]:
         result = self.offline.answer(question)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
@@ -128,7 +129,7 @@ class Conversation:
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
         self.last_answer = Answer(
-            text, "offline", Verification(verifier.checked, verifier.unverified), notice, result.focus
+            text, "offline", Verification(verifier.checked, verifier.unverified), notice, result.focus, False, model_error
         )
         yield text
 
@@ -178,6 +179,7 @@ class Conversation:
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
                 else "The model sent no answer; the offline explainer answered instead.",
+                reason or "the model sent no answer",
             )
             return
         tail = footer(verifier.unverified)
@@ -189,9 +191,9 @@ class Conversation:
         if tail:
             yield tail
         focus = self._focus(question, text)
-        self.last_answer = Answer(
-            text + tail, "llm", Verification(verifier.checked, verifier.unverified), notice, focus, outcome.incomplete
-        )
+        verification = Verification(verifier.checked, verifier.unverified)
+        failure = (reason or "the stream ended early") if outcome.incomplete else ""
+        self.last_answer = Answer(text + tail, "llm", verification, notice, focus, outcome.incomplete, failure)
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit, urlunsplit
 
-DEFAULT_TIMEOUT_S = 30.0  # per request; the openai client's own default is 600 s
+DEFAULT_TIMEOUT_S = 60.0  # the whole answer (tool rounds, retries, streaming); openai's default is 600 s per request
 MAX_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_COMPLETION_TOKENS = 1_000
