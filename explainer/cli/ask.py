@@ -63,8 +63,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     answer = conv.ask(args.question)
     if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
         # --llm openai promises the model's answer: a fallback must not look like success to a script
+        why = answer.model_error or answer.notice or "the model did not answer"
         raise ModelUnavailableError(
-            f"--llm openai: the model did not answer in full ({answer.model_error or answer.notice})",
+            f"--llm openai: {why}"
+            if answer.mode != "llm"
+            else f"--llm openai: the model's answer was cut short ({why})",
             hint="use --llm auto to accept the offline answer",
         )
     if args.format == "json":

@@ -128,9 +128,8 @@ class Conversation:
         verifier = LineVerifier(result.grounding, self.ctx.names)
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
-        self.last_answer = Answer(
-            text, "offline", Verification(verifier.checked, verifier.unverified), notice, result.focus, False, model_error
-        )
+        verification = Verification(verifier.checked, verifier.unverified)
+        self.last_answer = Answer(text, "offline", verification, notice, result.focus, model_error=model_error)
         yield text
 
     def _model_answer(self, question: str) -> Iterator[str]:

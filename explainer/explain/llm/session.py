@@ -21,6 +21,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -166,7 +167,7 @@ class ModelSession:
             bound = self._bind(specs, "none" if round_ == MAX_TOOL_ROUNDS else "auto")
             reply: AIMessageChunk | None = None
             try:
-                for chunk in bounded(lambda: self._attempts(bound, messages, budget), budget):
+                for chunk in bounded(partial(self._attempts, bound, messages, budget), budget):
                     if not isinstance(chunk, AIMessageChunk):
                         continue
                     reply = chunk if reply is None else reply + chunk
