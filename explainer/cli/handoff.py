@@ -2,16 +2,14 @@
 
 ``-o`` writes a temporary file beside the target and renames it over the target only once the
 whole report is written and flushed, so a failure (a bad query, a full disk, Ctrl-C) never
-leaves a half-written report or destroys the previous one.
+leaves a half-written report or destroys the previous one. It never writes over one of the
+command's own inputs (the profile, the baseline, a secret file): compared by resolved path and by
+device and inode, that is one line and exit status 2 before anything is read.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import tempfile
-from pathlib import Path
 from typing import Any, TextIO
 
 from explainer.analysis.peak import Window, find_peak
@@ -19,10 +17,11 @@ from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
-from explainer.errors import ModelUnavailableError, OutputError, QueryError
+from explainer.errors import ModelUnavailableError, QueryError
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
+from explainer.writers import check_not_an_input, write_atomic
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -108,33 +107,10 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
     return None
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and an atomic rename."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = target.stat().st_mode & 0o777  # keep an existing report's permissions
-    except FileNotFoundError:
-        mode = 0o644
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-        raise
+def input_files(args: argparse.Namespace) -> list[str | None]:
+    """Every file this command reads: the profile, the baseline and the secret files."""
+    names = ("source", "baseline", "password_file", "token_file")
+    return [getattr(args, name, None) for name in names]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -142,6 +118,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise QueryError("--top must be at least 1")
     if args.peak_around < 0:
         raise QueryError("--peak-around must be 0 or more steps")
+    if args.output:  # before anything is read: -o must never replace one of the inputs
+        check_not_an_input(args.output, input_files(args))
     settings = llm_settings(args.llm)  # first: a missing model fails before any query
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
