@@ -5,7 +5,8 @@ found in real profiles.
 
 Also the one place where an untrusted name is made safe to show or to put in a prompt:
 :func:`clean` removes control and bidi characters and caps the length; the raw name stays in
-the profile for matching.
+the profile for matching. :func:`terminal_safe` is the last line of defence for whole texts
+going to a terminal: it keeps line breaks and tabs and replaces every other control character.
 """
 
 from __future__ import annotations
@@ -52,6 +53,15 @@ def clean(name: str, limit: int = MAX_DISPLAY) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
+
+
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with C0/C1 controls (ESC, CR, backspace...), bidi and zero-width marks replaced by
+    U+FFFD; newlines and tabs stay, so a report keeps its layout but cannot drive the terminal."""
+    return _TERMINAL_UNSAFE.sub("\ufffd", text)
 
 
 def _split_python(name: str) -> tuple[str, str] | None:

@@ -10,6 +10,7 @@ device and inode, that is one line and exit status 2 before anything is read.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any, TextIO
 
 from explainer.analysis.peak import Window, find_peak
@@ -18,6 +19,7 @@ from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, 
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError, QueryError
+from explainer.explain.safety import link_hosts
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
@@ -121,6 +123,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.output:  # before anything is read: -o must never replace one of the inputs
         check_not_an_input(args.output, input_files(args))
     settings = llm_settings(args.llm)  # first: a missing model fails before any query
+    if settings is not None:  # the summary may link to this command's own Pyroscope and Grafana only
+        hosts = link_hosts(getattr(args, "server", None), args.grafana_url)
+        settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
     summary = summarize(profile, Options(top=args.top))

@@ -29,7 +29,7 @@ from explainer.explain.llm.facts import Facts, build_facts, count_tokens
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
 from explainer.explain.question.intents import classify
-from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown
+from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown, unlink
 from explainer.model import Profile
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stays fast to start
@@ -138,7 +138,10 @@ class Conversation:
         intent = classify(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
-        verifier = LineVerifier(grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line)[0])
+        hosts = self.settings.link_hosts
+        verifier = LineVerifier(
+            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0]
+        )
         outcome = Outcome()
         shown: list[str] = []
         size = 0
@@ -181,7 +184,7 @@ class Conversation:
                 reason or "the model sent no answer",
             )
             return
-        tail = footer(verifier.unverified)
+        tail = unlink(footer(verifier.unverified), self.settings.link_hosts)  # it repeats claims: URLs too
         notice = None
         if outcome.incomplete:
             notice = f"The model's answer is incomplete ({reason or 'the stream ended early'})."
