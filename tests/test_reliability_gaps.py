@@ -81,3 +81,16 @@ def test_no_raw_html_reaches_the_page_from_our_code() -> None:
         if re.search(r"unsafe_allow_html\s*=\s*True|st\.html\(|components\.v1\.html\(", f.read_text())
     ]
     assert offenders == []
+
+
+def test_the_profiles_file_path_is_never_sent_to_the_model(tmp_path: Path, demo: Profile) -> None:
+    from explainer.readers import read_path
+    from explainer.writers import to_pprof
+
+    secret_dir = tmp_path / "home-alice-secret-project"
+    secret_dir.mkdir()
+    path = secret_dir / "prod-cluster-7.pb.gz"
+    path.write_bytes(to_pprof(demo))
+    settings = LlmSettings(model="m", base_url="http://127.0.0.1:9/v1", api_key="k")
+    preview = Conversation(read_path(path), settings=settings, mode="llm").outgoing_preview("What uses the most?")
+    assert preview and "alice" not in preview and "prod-cluster-7" not in preview
