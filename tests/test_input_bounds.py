@@ -225,3 +225,18 @@ def test_a_member_split_across_input_slices_and_a_truncated_stream() -> None:
         for _ in range(5):
             blob = gzip.compress(blob)
         gunzip(blob)
+
+
+def test_server_bodies_go_through_the_same_inflater() -> None:
+    """One inflater for every source: a Pyroscope body inflates exactly as a file does."""
+    from explainer.pyroscope.wire import Inflater
+
+    raw = to_folded(SMALL).encode() * 1000
+    body = gzip.compress(raw[:5000]) + gzip.compress(raw[5000:]) + b"\x00garbage"
+    inflater = Inflater("gzip", 10 * len(raw), "test")
+    for start in range(0, len(body), 333):  # arbitrary network chunks, members split across them
+        inflater.feed(body[start : start + 333])
+    assert bytes(inflater.finish()) == bytes(gunzip(body)) == raw
+    capped = Inflater("gzip", 2**20, "test")
+    capped.feed(gzip.compress(bytes(64 * 2**20)))
+    assert capped.over and len(capped.partial()) == 2**20

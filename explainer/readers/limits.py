@@ -130,27 +130,49 @@ def _capped(stream: Iterable[Chunk], limit: int) -> Iterator[Chunk]:
         yield piece
 
 
-def _inflate(chunks: Iterator[Chunk]) -> Iterator[bytes]:
-    """One gzip layer as a stream: every member in turn; bytes after the last member are ignored,
-    as gzip(1) does (with a warning)."""
-    inflater = zlib.decompressobj(_GZIP_WBITS)
-    between = b""  # bytes after a member's end: the next member's header, or trailing garbage
-    try:
-        for chunk in chunks:
-            data: Chunk = chunk
-            while data:
-                if inflater.eof:
-                    between += data
-                    if len(between) < 2:
-                        break
-                    if between[:2] != GZIP_MAGIC:
+class GzipStream:
+    """One gzip layer, fed chunk by chunk: every member in turn, in bounded output steps.
+
+    Bytes after the last member are ignored, as gzip(1) does (with a warning). Used for files
+    (through :func:`gunzip`) and for HTTP bodies (``explainer.pyroscope.wire``) alike.
+    """
+
+    def __init__(self) -> None:
+        self._inflater = zlib.decompressobj(_GZIP_WBITS)
+        self._between = b""  # bytes after a member's end: the next member's header, or trailing garbage
+        self._ignoring = False
+
+    def feed(self, chunk: Chunk) -> Iterator[bytes]:
+        data: Chunk = chunk
+        try:
+            while data and not self._ignoring:
+                if self._inflater.eof:
+                    self._between += data
+                    if len(self._between) < 2:
                         return
-                    inflater, data, between = zlib.decompressobj(_GZIP_WBITS), between, b""
-                data = yield from _inflate_chunk(inflater, data)
-    except zlib.error as exc:
-        raise DecodeError(f"decompressing profile: {exc}") from exc
-    if not inflater.eof:
-        raise DecodeError("decompressing profile: gzip stream is truncated")
+                    if self._between[:2] != GZIP_MAGIC:
+                        self._ignoring = True
+                        return
+                    self._inflater, data, self._between = zlib.decompressobj(_GZIP_WBITS), self._between, b""
+                data = yield from _inflate_chunk(self._inflater, data)
+        except zlib.error as exc:
+            raise DecodeError(f"decompressing profile: {exc}") from exc
+
+    @property
+    def complete(self) -> bool:
+        """At least one member, and the last one ended (not cut short)."""
+        return self._inflater.eof
+
+    def finish(self) -> None:
+        if not self.complete:
+            raise DecodeError("decompressing profile: gzip stream is truncated")
+
+
+def _inflate(chunks: Iterator[Chunk]) -> Iterator[bytes]:
+    stream = GzipStream()
+    for chunk in chunks:
+        yield from stream.feed(chunk)
+    stream.finish()
 
 
 def _inflate_chunk(inflater: zlib._Decompress, data: Chunk) -> Generator[bytes, None, bytes]:
