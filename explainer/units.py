@@ -275,3 +275,17 @@ def localize(text: str, lang: str) -> str:
 
 
 _NL_SEPARATORS = str.maketrans({",": ".", ".": ","})
+
+
+_BYTE_SIZE = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_bytes(text: str) -> int | None:
+    """``"256 MiB"``, ``"300MB"`` or ``"268435456"`` -> bytes; None when it is not a byte size."""
+    match = _BYTE_SIZE.fullmatch(text)
+    if match is None:
+        return None
+    suffix = match.group(2) or "B"
+    names = {name.lower() for name, _ in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | _BYTE_UNITS
+    value = parse_quantity(match.group(1).replace("_", ""), suffix) if suffix.lower() in names else None
+    return int(value) if value is not None and value >= 1 else None

@@ -1,14 +1,21 @@
-"""Writing a profile back out: folded stacks and pprof protobuf.
+"""Writing out: reports to files (atomically, never over an input), and profiles as folded
+stacks or pprof protobuf.
 
-Used for round-trip tests, for building the demo fixture, and by the test servers; one
-location per function, no line numbers (the model keeps none).
+The profile writers are used for round-trip tests, for building the demo fixture, and by the
+test servers; one location per function, no line numbers (the model keeps none).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
 
+from explainer.errors import OutputError
 from explainer.model import Profile
 from explainer.readers.pprof_schema import MESSAGES
 
@@ -57,3 +64,56 @@ def to_pprof(profile: Profile) -> bytes:
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as z:
         z.write(data)
     return buf.getvalue()
+
+
+def check_not_an_input(output: str | Path, inputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output that is one of the command's inputs: same resolved path, or the same file
+    (device and inode: a hard link, a symlink, ``./x`` and ``x``). ``-`` and None are skipped."""
+    target = Path(output)
+    try:
+        target_info: os.stat_result | None = target.stat()
+    except OSError:
+        target_info = None  # not there yet: only a path can match
+    for given in inputs:
+        if given is None or str(given) in ("", "-"):
+            continue
+        same = Path(given).resolve() == target.resolve()
+        if not same and target_info is not None:
+            with contextlib.suppress(OSError):
+                info = Path(given).stat()
+                same = (info.st_dev, info.st_ino) == (target_info.st_dev, target_info.st_ino)
+        if same:
+            raise OutputError(
+                f"-o {output} is also an input of this command ({given}); it was left as it was",
+                hint="write the output to another file",
+            )
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same directory, fsync, and an atomic
+    rename: a failure (a full disk, Ctrl-C) never leaves half a file or destroys the previous one."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        mode = target.stat().st_mode & 0o777  # keep an existing file's permissions
+    except FileNotFoundError:
+        mode = 0o644
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise

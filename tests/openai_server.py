@@ -5,9 +5,10 @@ on 127.0.0.1 at a random port, streaming (SSE over chunked HTTP/1.1) or not, as 
 asks. Each request takes the next scripted step:
 
 - :class:`Reply`: text and/or tool calls, streamed in small chunks;
-- :class:`Fault`: an HTTP status (429 with ``retry-after-ms``, 500, ...), a hang (for timeouts),
-  a stream cut mid-way (the connection dropped inside a chunked body), or a stream that ends
-  cleanly but early (no finish reason, no ``[DONE]``);
+- :class:`Fault`: an HTTP status (429 with ``retry-after-ms``, 500, ...), a ``hang`` (no
+  answer at all), a ``drip`` (headers, then the stream one byte every ``interval`` seconds: a
+  read timeout never fires), a ``cut`` stream (the connection dropped inside a chunked body),
+  or a stream that ends cleanly but early (``end_early``: no finish reason, no ``[DONE]``);
 - a callable taking the request body and returning one of those (answers that depend on what
   was sent, e.g. on a tool result).
 
@@ -36,9 +37,11 @@ class Reply:
 
 @dataclass
 class Fault:
-    kind: str  # "status", "hang", "cut", "end_early"
+    kind: str  # "status", "hang", "drip", "cut", "end_early"
     status: int = 500
     seconds: float = 30.0
+    interval: float = 0.2  # drip: seconds between bytes
+    retry_after: str = ""  # status: a Retry-After header (seconds), e.g. for a 429
     after_chunks: int = 3
     content: str = "The answer starts well but then"
 
@@ -208,6 +211,8 @@ def _handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
         def _fault(self, fault: Fault, model: str) -> None:
             if fault.kind == "status":
                 headers = {"retry-after-ms": "5"} if fault.status == 429 else {}
+                if fault.retry_after:
+                    headers = {"retry-after": fault.retry_after}
                 return self._json(
                     fault.status, {"error": {"message": f"scripted {fault.status}", "type": "test"}}, headers
                 )
@@ -215,6 +220,8 @@ def _handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.release.wait(fault.seconds)
                 self.close_connection = True
                 return None
+            if fault.kind == "drip":
+                return self._drip(b"".join(_stream_events(Reply(fault.content), model)), fault)
             events = _stream_events(Reply(fault.content), model)[: fault.after_chunks]
             self._start_stream()
             for event in events:
@@ -226,5 +233,16 @@ def _handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True
             return None
+
+        def _drip(self, body: bytes, fault: Fault) -> None:
+            self._start_stream()
+            try:
+                for i in range(len(body)):
+                    if server.release.wait(fault.interval):
+                        break
+                    self._send(body[i : i + 1])
+            except OSError:
+                pass  # the client gave up, as it should
+            self.close_connection = True
 
     return Handler

@@ -33,7 +33,8 @@ def test_a_grounded_summary_goes_on_top(demo: Profile, server: OpenAIServer) -> 
     )
     report = handoff_markdown(demo, llm_settings=settings(server))
     head = report.split("## Scope")[0]
-    assert "**Summary** (written by a language model;" in head and "55.1 GB" in head
+    assert "**Summary** (written by a language model (test-model at http://127.0.0.1:" in head and "55.1 GB" in head
+    assert "Only the summary above was written by the model; every other section is computed" in head
     assert "sk-canary-handoff" not in report
     assert report.split("## Scope")[1] == handoff_markdown(demo).split("## Scope")[1]  # the rest stays deterministic
 

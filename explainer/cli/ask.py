@@ -38,8 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--llm",
         choices=tuple(MODES),
         default="auto",
-        help="auto: the model when one is configured (default); offline: never send anything; "
-        "openai: require the configured model",
+        help="auto: the model when one is configured, else (or when it fails within EXPLAINER_LLM_TIMEOUT) "
+        "the offline answer with a notice (default); offline: never send anything; openai: require the "
+        "configured model's full answer, else exit 2",
     )
     p.add_argument("--model", metavar="M", help="model (or Azure deployment) name; overrides EXPLAINER_MODEL")
     p.add_argument("--baseline", metavar="FILE", help="a second profile to compare with (for 'what changed?')")
@@ -78,6 +79,15 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
     answer = conv.ask(args.question)
+    if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
+        # --llm openai promises the model's answer: a fallback must not look like success to a script
+        why = answer.model_error or answer.notice or "the model did not answer"
+        raise ModelUnavailableError(
+            f"--llm openai: {why}"
+            if answer.mode != "llm"
+            else f"--llm openai: the model's answer was cut short ({why})",
+            hint="use --llm auto to accept the offline answer",
+        )
     if args.format == "json":
         json.dump(answer_json(answer), out, indent=2, ensure_ascii=False)
         out.write("\n")

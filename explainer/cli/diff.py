@@ -12,7 +12,6 @@ import argparse
 import copy
 import hashlib
 import json
-import sys
 from dataclasses import replace
 from typing import TextIO
 
@@ -20,7 +19,7 @@ from explainer.analysis.diff import DEFAULT_MIN_RELATIVE, DEFAULT_MIN_SHARE, Noi
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import QueryError
 from explainer.model import Profile
-from explainer.readers import read_file_bytes, read_pair_bytes
+from explainer.readers import read_file_bytes, read_pair_bytes, read_stdin_bytes
 from explainer.report.diff import to_json, to_markdown, to_text
 
 BASELINE_SERVER_FLAGS = {  # baseline flag -> the attribute of the new side's server flag it replaces
@@ -107,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _read_pair(path: str, args: argparse.Namespace) -> tuple[Profile, Profile]:
     options = read_options(args)
-    data = sys.stdin.buffer.read() if path == "-" else read_file_bytes(path, options)
+    data = read_stdin_bytes(options) if path == "-" else read_file_bytes(path, options)
     before, after = read_pair_bytes(data, options, location=path)
     # the reader leaves the digest to us: both sides come from the same bytes
     digest = hashlib.sha256(data).hexdigest()

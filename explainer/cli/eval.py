@@ -47,7 +47,7 @@ def _score(text: str) -> float:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.cli.handoff import write_atomic
+    from explainer.writers import write_atomic
     from explainer.evaluation import questions, report
     from explainer.evaluation import run as runner
     from explainer.explain import LlmSettings

@@ -2,16 +2,15 @@
 
 ``-o`` writes a temporary file beside the target and renames it over the target only once the
 whole report is written and flushed, so a failure (a bad query, a full disk, Ctrl-C) never
-leaves a half-written report or destroys the previous one.
+leaves a half-written report or destroys the previous one. It never writes over one of the
+command's own inputs (the profile, the baseline, a secret file): compared by resolved path and by
+device and inode, that is one line and exit status 2 before anything is read.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import tempfile
-from pathlib import Path
+from dataclasses import replace
 from typing import Any, TextIO
 
 from explainer.analysis.peak import Window, find_peak
@@ -19,10 +18,12 @@ from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
-from explainer.errors import OutputError, QueryError
+from explainer.errors import ModelUnavailableError, QueryError
+from explainer.explain.safety import link_hosts
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
+from explainer.writers import check_not_an_input, write_atomic
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,22 +50,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--llm",
-        choices=("auto", "offline"),
+        choices=("auto", "offline", "openai"),
         default="auto",
-        help="auto: add a verified model summary when a model is configured; offline: never (default auto)",
+        help="auto: a verified model summary on top when a model is configured, left out with a notice when "
+        "the model fails (default); offline: never send anything; openai: require the configured model's "
+        "summary, else exit 2. The report says which part the model wrote.",
     )
     p.set_defaults(run=run)
 
 
 def llm_settings(mode: str) -> Any:
-    """The configured model's settings, or None (offline, or explainer.explain not installed)."""
+    """The configured model's settings, or None (offline, or nothing configured with ``auto``)."""
     if mode == "offline":
         return None
-    try:
-        from explainer.explain import LlmSettings
-    except ImportError:
-        return None
+    from explainer.explain import LlmSettings
+
     settings = LlmSettings.from_env()
+    if mode == "openai" and not settings.configured:
+        raise ModelUnavailableError(
+            "--llm openai needs a model: set EXPLAINER_MODEL and OPENAI_API_KEY, OPENAI_BASE_URL for a "
+            "compatible server, or the AZURE_OPENAI_* variables",
+            hint="or use --llm offline",
+        )
     return settings if settings.configured else None
 
 
@@ -102,33 +109,10 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
     return None
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and an atomic rename."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = target.stat().st_mode & 0o777  # keep an existing report's permissions
-    except FileNotFoundError:
-        mode = 0o644
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-        raise
+def input_files(args: argparse.Namespace) -> list[str | None]:
+    """Every file this command reads: the profile, the baseline and the secret files."""
+    names = ("source", "baseline", "password_file", "token_file")
+    return [getattr(args, name, None) for name in names]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -136,6 +120,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise QueryError("--top must be at least 1")
     if args.peak_around < 0:
         raise QueryError("--peak-around must be 0 or more steps")
+    if args.output:  # before anything is read: -o must never replace one of the inputs
+        check_not_an_input(args.output, input_files(args))
+    settings = llm_settings(args.llm)  # first: a missing model fails before any query
+    if settings is not None:  # the summary may link to this command's own Pyroscope and Grafana only
+        hosts = link_hosts(getattr(args, "server", None), args.grafana_url)
+        settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
     summary = summarize(profile, Options(top=args.top))
@@ -143,12 +133,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         profile,
         baseline,
         summary=summary,
-        llm_settings=llm_settings(args.llm),
+        llm_settings=settings,
         top=args.top,
         floor=floor_from(args),
         grafana_url=args.grafana_url,
         grafana_datasource=args.grafana_datasource,
         peak=peak,
+        require_model=args.llm == "openai",
     )
     if args.output:
         write_atomic(args.output, report)

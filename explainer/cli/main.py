@@ -6,12 +6,12 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO, cast
 
 from explainer import __version__
 from explainer.errors import ExplainerError
-from explainer.symbols import clean
+from explainer.symbols import clean, terminal_safe
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -41,9 +41,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class TerminalText:
+    """A text stream that passes every write through :func:`~explainer.symbols.terminal_safe`:
+    whatever a verb prints (names, file names, a model's answer) cannot drive the terminal."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        return self.inner.write(terminal_safe(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
+        return getattr(self.inner, name)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = cast(TextIO, TerminalText(out or sys.stdout))
+    err = cast(TextIO, TerminalText(err or sys.stderr))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):

@@ -146,7 +146,7 @@ def client_from_args(
     if not args.timeout > 0:
         raise QueryError("--timeout must be a positive number of seconds")
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)
-    # --max-size keeps its file meaning (1 GiB) unless set; a JSON answer that big is a mistake
+    # --max-size keeps its file meaning (384 MiB) unless set; a JSON answer that big is a mistake
     cap = DEFAULT_MAX_RESPONSE if max_size == DEFAULT_MAX_DECOMPRESSED else max_size
     options = TransportOptions(max_response=cap)
     return PyroscopeClient(

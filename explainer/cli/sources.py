@@ -7,12 +7,11 @@ so file and server options behave the same everywhere.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from explainer.errors import QueryError
 from explainer.model import Profile
-from explainer.readers import ReadOptions, read_bytes, read_path
-from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
+from explainer.readers import ReadOptions, read_bytes, read_path, read_stdin_bytes
+from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_INPUT
 
 
 def add_read_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +24,8 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         type=int,
         default=DEFAULT_MAX_DECOMPRESSED,
-        help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",
+        help="largest profile to accept, in bytes, both as read and after decompression "
+        f"(default {DEFAULT_MAX_DECOMPRESSED:,}; raw input is also never read past {DEFAULT_MAX_INPUT:,})",
     )
 
 
@@ -58,5 +58,6 @@ def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
     if not path:
         raise QueryError("give a profile file, or --server URL to query Pyroscope")
     if path == "-":
-        return read_bytes(sys.stdin.buffer.read(), read_options(args), location="<stdin>")
+        options = read_options(args)
+        return read_bytes(read_stdin_bytes(options), options, location="<stdin>")
     return read_path(path, read_options(args))

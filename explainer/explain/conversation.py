@@ -32,7 +32,7 @@ from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
 from explainer.explain.question.reader import Context, Question, read
 from explainer.explain.question.subjects import Subject
-from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown
+from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown, unlink
 from explainer.model import Profile
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stays fast to start
@@ -72,6 +72,7 @@ class Answer:
     notice: str | None = None  # why the answer is not what was asked for (fallback, cut off)
     focus: str | None = None  # raw name of the function the answer is about, for highlighting
     incomplete: bool = False
+    model_error: str = ""  # why the model did not answer in full ("" when it did, or was not asked)
 
 
 class Conversation:
@@ -147,7 +148,7 @@ class Conversation:
             topic = Subject("function", result.focus, "focus")
         self.context = Context(topic or self.context.topic, result.ranking or self.context.ranking, q.lang, q.intent)
 
-    def _offline(self, question: str, notice: str | None = None) -> Iterator[str]:
+    def _offline(self, question: str, notice: str | None = None, model_error: str = "") -> Iterator[str]:
         q = self.read(question)
         result = self.offline.answer(q)
         notice = translations(q.lang).gettext(notice) if notice else notice
@@ -157,7 +158,9 @@ class Conversation:
         verifier = LineVerifier(result.grounding, self.ctx.names)
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
-        self.last_answer = Answer(text, "offline", Verification.of(verifier), notice, result.focus)
+        self.last_answer = Answer(
+            text, "offline", Verification.of(verifier), notice, result.focus, model_error=model_error
+        )
         yield text
 
     def _model_answer(self, question: str) -> Iterator[str]:
@@ -166,7 +169,10 @@ class Conversation:
         q = self.read(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
-        verifier = LineVerifier(grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line)[0])
+        hosts = self.settings.link_hosts
+        verifier = LineVerifier(
+            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0]
+        )
         outcome = Outcome()
         shown: list[str] = []
         size = 0
@@ -206,9 +212,10 @@ class Conversation:
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
                 else N_("The model sent no answer; the offline explainer answered instead."),
+                reason or "the model sent no answer",
             )
             return
-        tail = footer(verifier.unverified)
+        tail = unlink(footer(verifier.unverified), self.settings.link_hosts)  # it repeats claims: URLs too
         notice = None
         if outcome.incomplete:
             notice = f"The model's answer is incomplete ({reason or 'the stream ended early'})."
@@ -217,7 +224,10 @@ class Conversation:
         if tail:
             yield tail
         focus = self._focus(q, text)
-        self.last_answer = Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete)
+        failure = (reason or "the stream ended early") if outcome.incomplete else ""
+        self.last_answer = Answer(
+            text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure
+        )
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")

@@ -7,8 +7,11 @@ escaped too, between fixed markers made of ``<<<`` and ``>>>``. Because the cont
 contain ``<`` or ``>`` literally, no name can close the block early or open a fake one, so the
 markers need no randomness (and the system prompt stays byte-identical between runs).
 
-Model output is untrusted as well: :func:`sanitize_markdown` drops images (a remote image is a
-way to send data out when the answer is rendered), neutralises raw HTML and caps the length.
+Model output is untrusted as well. What it may put on the page is decided here, and only here:
+:func:`sanitize_markdown` shows links as plain text (the URL in a code span) unless their host
+is one the user configured (Pyroscope, Grafana), defangs images (a remote image sends data out
+by merely being rendered), neutralises raw HTML and caps the length; :func:`defang_images`
+does the image rule on a stream, for the UI.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 DATA_OPEN = "<<<PROFILE_DATA"
 DATA_CLOSE = "PROFILE_DATA>>>"
@@ -80,10 +84,103 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def sanitize_markdown(text: str, limit: int = MAX_ANSWER_CHARS) -> tuple[str, bool]:
-    """(safe Markdown, was it cut): no images, no raw HTML tags, no bidi tricks, bounded length."""
+_LINKISH = re.compile(
+    r"(?P<code>(?P<fence>`+)[^\n]*?(?P=fence))"  # a code span: nothing inside renders as a link
+    r"|(?P<link>(?P<bang>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]*)>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\))"
+    r"|<(?P<auto>[a-z][a-z0-9+.-]{1,31}:[^<>\s]+)>"  # <https://...> autolinks
+    r"|(?P<bare>(?<![\w/@])(?:(?:https?|ftp)://|www\.)[^\s<>`]+)",  # GFM linkifies bare URLs
+    re.I,
+)
+_REFERENCE = re.compile(r"^( {0,3})\[([^\]\n]+)\]:", re.M)  # [id]: url, the target of [text][id]
+_TRAILING = ".,;:!?'\")*_"
+
+
+def _code(text: str) -> str:
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") else f"{fence}{text}{fence}"
+
+
+def _host_allowed(url: str, hosts: frozenset[str]) -> bool:
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        return parts.scheme in ("http", "https") and (parts.hostname or "").lower() in hosts
+    except ValueError:
+        return False
+
+
+def _link(match: re.Match[str], hosts: frozenset[str]) -> str:
+    if match.group("code"):
+        return match.group(0)
+    if match.group("link"):
+        url, label = match.group("url"), match.group("label")
+        if not match.group("bang") and _host_allowed(url, hosts):
+            return match.group(0)
+        kind = "image" if match.group("bang") else "link"
+        return f"{label or kind} ({_code(url)})" if url else label
+    if match.group("auto"):
+        url = match.group("auto")
+        return match.group(0) if _host_allowed(url, hosts) else _code(url)
+    url = match.group("bare")
+    kept = url.rstrip(_TRAILING)
+    return url if _host_allowed(kept, hosts) else _code(kept) + url[len(kept) :]
+
+
+def unlink(text: str, hosts: Iterable[str] = ()) -> str:
+    """``text`` with every link, autolink and bare URL shown as plain text unless its host is in ``hosts``."""
+    allowed = frozenset(h.lower() for h in hosts if h)
+    text = _REFERENCE.sub(r"\1\\[\2]:", text)  # a definition a reference link could use becomes text
+    for _ in range(4):  # an image inside a link: the inner one goes first, then the outer
+        changed = _LINKISH.sub(lambda m: _link(m, allowed), text)
+        if changed == text:
+            break
+        text = changed
+    return text
+
+
+def link_hosts(*urls: str | None) -> tuple[str, ...]:
+    """The hosts of ``urls`` (the configured Pyroscope and Grafana), for :func:`unlink`."""
+    hosts = []
+    for url in (u.strip() for u in urls if u and u.strip()):
+        try:
+            host = urlsplit(url if "://" in url else f"http://{url}").hostname
+        except ValueError:
+            continue
+        if host:
+            hosts.append(host.lower())
+    return tuple(dict.fromkeys(hosts))
+
+
+def defang_images(chunks: Iterable[str]) -> Iterator[str]:
+    """Stream chunks with Markdown images disabled outside code spans.
+
+    An image makes the browser fetch a URL chosen by whoever named a symbol or steered the
+    model. Backticks are tracked across chunks, and a trailing ``!`` is held back one chunk,
+    so ``![`` split between chunks is caught too; names inside code spans stay verbatim.
+    """
+    in_code, held = False, ""
+    for chunk in chunks:
+        text, held, out = held + chunk, "", []
+        for i, ch in enumerate(text):
+            if ch == "`":
+                in_code = not in_code
+            elif ch == "!" and not in_code:
+                if i + 1 == len(text):
+                    held = "!"
+                    break
+                if text[i + 1] == "[":
+                    ch = "!\\"
+            out.append(ch)
+        if out:
+            yield "".join(out)
+    if held:
+        yield held
+
+
+def sanitize_markdown(text: str, limit: int = MAX_ANSWER_CHARS, hosts: Iterable[str] = ()) -> tuple[str, bool]:
+    """(safe Markdown, was it cut): links as plain text unless their host is in ``hosts``, no
+    images, no raw HTML tags, no bidi tricks, bounded length."""
     text = clean_text(text, len(text) + 1)
-    text = text.replace("![", "[")  # an image loads by itself when rendered; a link needs a click
+    text = "".join(defang_images([unlink(text, hosts)]))
     text = _HTML_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
     cut = len(text) > limit
     if cut:

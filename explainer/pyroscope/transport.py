@@ -88,7 +88,7 @@ class ApiUnavailableError(BadResponseError):
 class Reply:
     status: int
     headers: Mapping[str, str]  # case-insensitive
-    body: bytes
+    body: bytes | bytearray
     url: str
     attempts: int = 1
 
@@ -143,7 +143,7 @@ class Transport:
     def json(self, reply: Reply, endpoint: str) -> Any:
         """The reply's JSON; an HTML page or broken JSON becomes a :class:`BadResponseError`."""
         where = f"{endpoint} on {self.base_url}"
-        if reply.content_type == "text/html" or reply.body.lstrip()[:1] == b"<":
+        if reply.content_type == "text/html" or wire.starts_with(reply.body, b"<"):
             raise self._bad(f"{where} answered with HTML, not the API: {wire.excerpt(reply.body)!r}")
         try:
             return jsonsafe.loads(reply.body, what=f"{endpoint} response")

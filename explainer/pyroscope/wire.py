@@ -2,14 +2,14 @@
 
 ``requests`` would inflate gzip for us, but with no limit: 100 MiB of zeros is ~100 KB
 gzipped. Here the raw body is read in ``read1`` chunks (what has arrived, not a full
-buffer, so a dripping server cannot hold us between deadline checks) and inflated with a
-``max_length`` so memory stays near the cap whatever the compression ratio.
+buffer, so a dripping server cannot hold us between deadline checks) and inflated as a stream
+by the same inflater files go through, so memory stays near the cap whatever the ratio.
 """
 
 from __future__ import annotations
 
+import re
 import time
-import zlib
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -18,24 +18,25 @@ from urllib.parse import urlsplit
 import requests
 import urllib3
 
-from explainer.errors import BadResponseError, ExplainerError, ServerTimeoutError
-from explainer.readers import jsonsafe
+from explainer.errors import BadResponseError, DecodeError, ExplainerError, ServerTimeoutError
+from explainer.readers import jsonsafe, limits
 from explainer.symbols import clean
 
 CHUNK = 64 * 1024
+_NOT_SPACE = re.compile(rb"[^ \t\r\n\f\v]")
 CLOSED = "the server closed the connection without answering"
 _CUT = "the response was cut short (a server restart or a proxy timeout?) and was not used; retry"
 
 
 class Inflater:
-    """Collects a body, inflating gzip incrementally; never holds much more than ``cap`` bytes."""
+    """Collects a body, inflating gzip as a stream (:class:`explainer.readers.limits.GzipStream`,
+    the same inflater files go through); never holds much more than ``cap`` bytes."""
 
     def __init__(self, encoding: str, cap: int, where: str) -> None:
         encoding = encoding.strip().lower()
         if encoding not in ("", "identity", "gzip", "x-gzip"):
             raise BadResponseError(f"{where}: unsupported Content-Encoding {clean(encoding, 30)!r}")
-        self._gzip = encoding in ("gzip", "x-gzip")
-        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._gzip = limits.GzipStream() if encoding in ("gzip", "x-gzip") else None
         self._out = bytearray()
         self._cap = cap
         self._where = where
@@ -45,27 +46,31 @@ class Inflater:
         return len(self._out) > self._cap
 
     def feed(self, chunk: bytes) -> None:
-        if not self._gzip:
+        if self._gzip is None:
             self._out += chunk
             return
         try:
-            # max_length stays >= 1 while not over: zlib reads 0 as "no limit"
-            while chunk and not self.over:
-                self._out += self._z.decompress(chunk, self._cap - len(self._out) + 1)
-                chunk = self._z.unconsumed_tail
-                if self._z.eof and self._z.unused_data:  # another gzip member follows
-                    chunk = self._z.unused_data + chunk
-                    self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        except zlib.error as exc:
-            raise BadResponseError(f"{self._where}: the gzip body does not decompress ({exc})") from exc
+            for piece in self._gzip.feed(chunk):
+                self._out += piece
+                if self.over:
+                    return  # stop inflating: the caller reports the cap
+        except DecodeError as exc:
+            reason = str(exc.args[0]).split(": ", 1)[-1]
+            raise BadResponseError(f"{self._where}: the gzip body does not decompress ({reason})") from exc
 
     def partial(self) -> bytes:
         return bytes(self._out[: self._cap])
 
-    def finish(self) -> bytes:
-        if self._gzip and not self._z.eof:
+    def finish(self) -> bytearray:
+        if self._gzip is not None and not self._gzip.complete:
             raise BadResponseError(f"{self._where}: the gzip body ends early", hint=_CUT)
-        return bytes(self._out)
+        return self._out  # no copy: a body can be the whole 128 MiB cap
+
+
+def starts_with(body: bytes | bytearray, prefix: bytes) -> bool:
+    """Whether ``body``, after leading whitespace, starts with ``prefix`` (without copying ``body``)."""
+    match = _NOT_SPACE.search(body)
+    return match is not None and body[match.start() : match.start() + len(prefix)] == prefix
 
 
 class NoAuth(requests.auth.AuthBase):
@@ -90,7 +95,7 @@ def too_big(where: str, cap: int) -> BadResponseError:
 
 def read_body(
     response: requests.Response, where: str, cap: int, strict: bool, stop: Callable[[], ExplainerError | None]
-) -> bytes:
+) -> bytes | bytearray:
     """The whole body, inflated, or an error; ``stop()`` returns an error once time is up.
 
     ``strict`` is for success bodies: over the cap, cut short or broken is an error, because
@@ -134,18 +139,18 @@ def read_body(
     return inflater.finish()
 
 
-def connect_error(body: bytes) -> tuple[str, str]:
+def connect_error(body: bytes | bytearray) -> tuple[str, str]:
     """Connect's ``{"code", "message"}`` from an error body, or ``("", excerpt)`` for anything else."""
     try:
-        obj = jsonsafe.loads(body) if body.lstrip()[:1] == b"{" else None
+        obj = jsonsafe.loads(body) if starts_with(body, b"{") else None
     except ExplainerError:
         obj = None
     if isinstance(obj, dict) and isinstance(obj.get("code"), str):
         return clean(obj["code"], 40), clean(" ".join(str(obj.get("message") or "").split()), 200)
-    return "", excerpt(body) if body.strip() else ""
+    return "", excerpt(body) if _NOT_SPACE.search(body) else ""
 
 
-def excerpt(body: bytes, limit: int = 80) -> str:
+def excerpt(body: bytes | bytearray, limit: int = 80) -> str:
     """A short, printable piece of a body for an error message (an HTML page's title if it has one)."""
     text = body[:4096].decode("utf-8", errors="replace")
     lower = text.lower()

@@ -9,15 +9,18 @@ anything else       -> pprof protobuf (validated; garbage fails there with a cle
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explainer.errors import DecodeError, ExplainerError, FormatError, SizeLimitError, SourceNotFoundError
+from explainer.errors import DecodeError, ExplainerError, FormatError
 from explainer.model import Profile, Source
 from explainer.readers import limits
+from explainer.readers.files import read_file, read_stdin
 from explainer.readers.flamegraph import looks_like_flamegraph, read_flamegraph_object, read_flamegraph_pair
 from explainer.readers.folded import decode_text, looks_folded, read_folded
 from explainer.readers.jsonsafe import loads
+from explainer.readers.limits import Data
 from explainer.readers.pprof import read_pprof
 
 
@@ -28,10 +31,18 @@ class ReadOptions:
     max_decompressed: int = limits.DEFAULT_MAX_DECOMPRESSED
     max_input: int = limits.DEFAULT_MAX_INPUT
 
+    @property
+    def input_limit(self) -> int:
+        """Raw bytes read at all: the input cap, never more than the decompressed cap."""
+        return limits.input_limit(self.max_input, self.max_decompressed)
 
-def sniff(data: bytes) -> str:
-    """``pprof``, ``json`` or ``folded`` for already-decompressed bytes."""
-    if not data.strip():
+
+_NOT_SPACE = re.compile(rb"[^ \t\r\n\f\v]")
+
+
+def sniff(data: Data) -> str:
+    """``pprof``, ``json`` or ``folded`` for already-decompressed bytes (read in place, never copied)."""
+    if _NOT_SPACE.search(data) is None:
         raise FormatError("the input is empty")
     head = data[:4096].lstrip(b" \t\r\n\xef\xbb\xbf")
     if head[:1] in (b"{", b"["):
@@ -41,14 +52,12 @@ def sniff(data: bytes) -> str:
     return "pprof"
 
 
-def read_bytes(data: bytes, options: ReadOptions | None = None, *, location: str = "", kind: str = "file") -> Profile:
+def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "", kind: str = "file") -> Profile:
     """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`."""
     options = options or ReadOptions()
-    limits.check_input_size(data, options.max_input)
+    limits.check_input_size(data, options.input_limit)  # before unpacking: the compressed size
     digest = hashlib.sha256(data).hexdigest()
     raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
-    if len(raw) > options.max_decompressed:
-        raise SizeLimitError(f"profile is {len(raw):,} bytes, over the {options.max_decompressed:,}-byte limit")
     fmt = sniff(raw)
     try:
         if fmt == "json":
@@ -69,33 +78,35 @@ def read_bytes(data: bytes, options: ReadOptions | None = None, *, location: str
     return replace(profile, source=replace(profile.source, kind=kind, location=location, digest=digest))
 
 
-def read_file_bytes(path: str | Path, options: ReadOptions | None = None) -> bytes:
-    options = options or ReadOptions()
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > options.max_input:
-            raise SizeLimitError(f"{p.name} is {size:,} bytes, over the {options.max_input:,}-byte limit")
-        return p.read_bytes()
-    except FileNotFoundError as exc:
-        raise SourceNotFoundError(f"no such file: {p}") from exc
-    except IsADirectoryError as exc:
-        raise SourceNotFoundError(f"{p} is a directory, not a profile") from exc
-    except PermissionError as exc:
-        raise SourceNotFoundError(f"cannot read {p}: permission denied") from exc
-    except OSError as exc:
-        raise SourceNotFoundError(f"cannot read {p}: {exc.strerror or exc}") from exc
+def read_file_bytes(path: str | Path, options: ReadOptions | None = None) -> Data:
+    """The raw bytes of a regular file, at most ``options.input_limit`` of them."""
+    return read_file(path, (options or ReadOptions()).input_limit)
+
+
+def read_stdin_bytes(options: ReadOptions | None = None, fd: int = 0) -> Data:
+    """The raw bytes of stdin, at most ``options.input_limit`` of them."""
+    return read_stdin((options or ReadOptions()).input_limit, fd)
 
 
 def read_path(path: str | Path, options: ReadOptions | None = None) -> Profile:
     return read_bytes(read_file_bytes(path, options), options, location=str(path))
 
 
-def read_pair_bytes(data: bytes, options: ReadOptions | None = None, *, location: str = "") -> tuple[Profile, Profile]:
+def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "") -> tuple[Profile, Profile]:
     """Both sides of a diff flame graph (baseline, comparison)."""
     options = options or ReadOptions()
+    limits.check_input_size(data, options.input_limit)
     raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
     return read_flamegraph_pair(loads(raw, what="flame-graph JSON"), unit=options.unit, location=location)
 
 
-__all__ = ["ReadOptions", "Source", "read_bytes", "read_file_bytes", "read_pair_bytes", "read_path", "sniff"]
+__all__ = [
+    "ReadOptions",
+    "Source",
+    "read_bytes",
+    "read_file_bytes",
+    "read_pair_bytes",
+    "read_path",
+    "read_stdin_bytes",
+    "sniff",
+]

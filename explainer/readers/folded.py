@@ -14,7 +14,7 @@ from explainer.model import Profile, ProfileBuilder, SampleType, Source, Truncat
 _MAX_COUNT = 2**63 - 1
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes | bytearray) -> str:
     """Bytes to text: UTF-16 by its BOM, else UTF-8 with invalid bytes replaced (names stay visible)."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
@@ -41,7 +41,9 @@ def _split(line: str) -> tuple[str, int] | None:
     return stack, int(count)
 
 
-def read_folded(data: bytes, *, unit: str = "count", sample_type: str = "samples", location: str = "") -> Profile:
+def read_folded(
+    data: bytes | bytearray, *, unit: str = "count", sample_type: str = "samples", location: str = ""
+) -> Profile:
     text = decode_text(data)
     builder = ProfileBuilder(SampleType(sample_type, unit))
     skipped = 0

@@ -21,7 +21,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def loads(data: bytes | str, *, what: str = "JSON") -> Any:
+def loads(data: bytes | bytearray | str, *, what: str = "JSON") -> Any:
     try:
         return json.loads(data, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except RecursionError as exc:

@@ -1,76 +1,188 @@
-"""Size caps, checked before and while inflating.
+"""Size caps, checked while reading and while inflating.
 
-pprof itself never caps decompression; a 335-byte file can gzip-nest 100 MiB of zeros. We
-inflate incrementally and stop the moment the output passes the cap, so memory stays near
-the cap whatever the compression ratio.
+pprof itself never caps decompression; a 335-byte file can gzip-nest 100 MiB of zeros. Every
+layer of gzip is inflated as a stream: the input is fed to zlib in small slices of one
+memoryview (so the unconsumed input is never copied whole), nested layers are chained chunk
+by chunk (no intermediate layer is ever held), and only the innermost output is collected, in
+one buffer that stops within one chunk of the cap. Memory stays near the cap whatever the
+compression ratio.
 """
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Generator, Iterable, Iterator
+from typing import Any, Protocol
 
 from explainer.errors import DecodeError, SizeLimitError
 
-DEFAULT_MAX_INPUT = 256 * 2**20
-"""Largest input we read at all (compressed), 256 MiB."""
+Data = bytes | bytearray
+"""What readers accept: the file reader and the inflater hand back bytearrays (no final copy)."""
+Chunk = bytes | bytearray | memoryview
 
-DEFAULT_MAX_DECOMPRESSED = 1024 * 2**20
-"""Largest decompressed profile, 1 GiB (a 500k-stack GPU profile is about 65 MB)."""
+DEFAULT_MAX_INPUT = 256 * 2**20
+"""Largest input we read at all (compressed), 256 MiB; never more than the decompressed cap."""
+
+DEFAULT_MAX_DECOMPRESSED = 384 * 2**20
+"""Largest decompressed profile, 384 MiB: six times a 500k-stack GPU profile (about 65 MB), and
+Pyroscope itself caps an uncompressed profile at 4 MiB. The cap is what a bomb can cost in memory."""
 
 GZIP_MAGIC = b"\x1f\x8b"
-_CHUNK = 8 << 20  # inflate in 8 MiB steps: few calls, and never far past the cap
+MAX_GZIP_LAYERS = 4
+_IN_CHUNK = 64 << 10  # compressed bytes fed to zlib per call: its copy of the unconsumed tail stays small
+_OUT_CHUNK = 1 << 20  # inflated bytes per call: the buffer never passes the cap by more than this
+_READ_CHUNK = 1 << 20
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
 
 
-def check_input_size(data: bytes, limit: int = DEFAULT_MAX_INPUT) -> None:
+class Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def readinto(self, buffer: Any, /) -> int | None: ...
+
+
+def input_limit(max_input: int, max_decompressed: int) -> int:
+    """The raw-byte cap: the input cap, and never more than the decompressed cap (``--max-size``)."""
+    return min(max_input, max_decompressed)
+
+
+def check_input_size(data: Data, limit: int = DEFAULT_MAX_INPUT) -> None:
     if len(data) > limit:
         raise SizeLimitError(f"input is {len(data):,} bytes, over the {limit:,}-byte limit")
 
 
-def is_gzip(data: bytes) -> bool:
+def is_gzip(data: Data) -> bool:
     return data[:2] == GZIP_MAGIC
 
 
-def gunzip(data: bytes, limit: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
+def read_capped(stream: Readable, limit: int, what: str, size_hint: int = 0) -> bytearray:
+    """Every byte of ``stream`` in one buffer, failing as soon as it holds more than ``limit``.
+
+    ``size_hint`` (a regular file's size) lets the buffer be allocated once and filled in place;
+    without it (a pipe) the buffer grows by appending, which never holds two copies.
+    """
+    buf = bytearray(min(size_hint, limit) + 1)  # one byte more than expected: a file that grew shows
+    filled = 0
+    with memoryview(buf) as view:
+        while filled < len(view) and (n := stream.readinto(view[filled:])):
+            filled += n
+    complete = filled < len(buf)  # the end came before the buffer was full
+    del buf[filled:]
+    while not complete and len(buf) <= limit:
+        piece = stream.read(min(_READ_CHUNK, limit + 1 - len(buf)))
+        if not piece:
+            break
+        buf += piece
+    if len(buf) > limit:
+        raise SizeLimitError(f"{what} is larger than the {limit:,}-byte limit")
+    return buf
+
+
+def gunzip(data: Data, limit: int = DEFAULT_MAX_DECOMPRESSED) -> bytearray:
     """Inflate every gzip member of ``data`` (nested gzip too), never producing more than ``limit`` bytes."""
-    check_input_size(data)
+    stream: Iterator[Chunk] = _slices(data)
+    head = data[:2]
     layers = 0
-    while is_gzip(data):
+    while head == GZIP_MAGIC:
         layers += 1
-        if layers > 4:
-            raise DecodeError("decompressing profile: gzip nested more than 4 times")
-        data = _inflate_members(data, limit)
-    return data
-
-
-def _inflate_members(data: bytes, limit: int) -> bytes:
+        if layers > MAX_GZIP_LAYERS:
+            raise DecodeError(f"decompressing profile: gzip nested more than {MAX_GZIP_LAYERS} times")
+        stream = _capped(_inflate(stream), limit)
+        first, stream = _peek(stream, 2)
+        head = first[:2]
     out = bytearray()
-    rest = data
-    while rest:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        pending = rest
+    for piece in stream:
+        out += piece
+    return out
+
+
+def _slices(data: Data) -> Iterator[memoryview]:
+    view = memoryview(data)  # slices share the buffer: nothing is copied here
+    for start in range(0, len(view), _IN_CHUNK):
+        yield view[start : start + _IN_CHUNK]
+
+
+def _peek(stream: Iterator[Chunk], n: int) -> tuple[bytes, Iterator[Chunk]]:
+    """The first ``n`` bytes of ``stream`` (fewer at its end), and the stream with them put back."""
+    taken: list[Chunk] = []
+    got = 0
+    for piece in stream:
+        taken.append(piece)
+        got += len(piece)
+        if got >= n:
+            break
+    return b"".join(taken)[:n], _prepend(taken, stream)
+
+
+def _prepend(taken: list[Chunk], stream: Iterator[Chunk]) -> Iterator[Chunk]:
+    while taken:
+        yield taken.pop(0)  # popped, not iterated: a peeked chunk is not kept alive to the end
+    yield from stream
+
+
+def _capped(stream: Iterable[Chunk], limit: int) -> Iterator[Chunk]:
+    """``stream`` unchanged, failing once it has produced more than ``limit`` bytes (every layer counts)."""
+    total = 0
+    for piece in stream:
+        total += len(piece)
+        if total > limit:
+            raise SizeLimitError(f"decompressed profile is larger than the {limit:,}-byte limit")
+        yield piece
+
+
+class GzipStream:
+    """One gzip layer, fed chunk by chunk: every member in turn, in bounded output steps.
+
+    Bytes after the last member are ignored, as gzip(1) does (with a warning). Used for files
+    (through :func:`gunzip`) and for HTTP bodies (``explainer.pyroscope.wire``) alike.
+    """
+
+    def __init__(self) -> None:
+        self._inflater = zlib.decompressobj(_GZIP_WBITS)
+        self._between = b""  # bytes after a member's end: the next member's header, or trailing garbage
+        self._ignoring = False
+
+    def feed(self, chunk: Chunk) -> Iterator[bytes]:
+        data: Chunk = chunk
         try:
-            while pending:
-                budget = limit - len(out) + 1
-                out += inflater.decompress(pending, min(_CHUNK, budget))
-                if len(out) > limit:
-                    raise SizeLimitError(f"decompressed profile is larger than the {limit:,}-byte limit")
-                pending = inflater.unconsumed_tail
-                if inflater.eof:
-                    break
-            if not inflater.eof:
-                # drain what zlib still holds, still under the cap
-                while not inflater.eof:
-                    chunk = inflater.decompress(b"", min(_CHUNK, limit - len(out) + 1))
-                    if not chunk:
-                        break
-                    out += chunk
-                    if len(out) > limit:
-                        raise SizeLimitError(f"decompressed profile is larger than the {limit:,}-byte limit")
+            while data and not self._ignoring:
+                if self._inflater.eof:
+                    self._between += data
+                    if len(self._between) < 2:
+                        return
+                    if self._between[:2] != GZIP_MAGIC:
+                        self._ignoring = True
+                        return
+                    self._inflater, data, self._between = zlib.decompressobj(_GZIP_WBITS), self._between, b""
+                data = yield from _inflate_chunk(self._inflater, data)
         except zlib.error as exc:
             raise DecodeError(f"decompressing profile: {exc}") from exc
-        if not inflater.eof:
+
+    @property
+    def complete(self) -> bool:
+        """At least one member, and the last one ended (not cut short)."""
+        return self._inflater.eof
+
+    def finish(self) -> None:
+        if not self.complete:
             raise DecodeError("decompressing profile: gzip stream is truncated")
-        rest = inflater.unused_data
-        if rest and not is_gzip(rest):
-            break  # trailing garbage after the last member: ignored, as gzip(1) does with a warning
-    return bytes(out)
+
+
+def _inflate(chunks: Iterator[Chunk]) -> Iterator[bytes]:
+    stream = GzipStream()
+    for chunk in chunks:
+        yield from stream.feed(chunk)
+    stream.finish()
+
+
+def _inflate_chunk(inflater: zlib._Decompress, data: Chunk) -> Generator[bytes, None, bytes]:
+    """Feed ``data`` to ``inflater`` in bounded output steps; returns what follows the member's end."""
+    while True:
+        piece = inflater.decompress(data, _OUT_CHUNK)
+        if piece:
+            yield piece
+        if inflater.eof:
+            return inflater.unused_data
+        data = inflater.unconsumed_tail
+        if not data and len(piece) < _OUT_CHUNK:
+            return b""  # zlib needs more input

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - depends on the build
     _fold = None
 
 
-def parse_message(data: bytes, *, raw_samples: bool = False) -> Any:
+def parse_message(data: bytes | bytearray, *, raw_samples: bool = False) -> Any:
     message = ProfileRawSamplesMessage() if raw_samples else ProfileMessage()
     try:
         message.ParseFromString(data)
@@ -292,7 +292,7 @@ def _cap_depth(profile: Profile, max_depth: int) -> Profile:
     )
 
 
-def read_pprof(data: bytes, *, sample_type: str | None = None, location: str = "") -> Profile:
+def read_pprof(data: bytes | bytearray, *, sample_type: str | None = None, location: str = "") -> Profile:
     """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`)."""
     message = parse_message(data, raw_samples=_fold is not None)
     return read_pprof_message(message, sample_type=sample_type, location=location)

@@ -162,7 +162,7 @@ def to_text(summary: Summary) -> str:
     p = summary.profile
     unit, total = summary.unit, summary.total
     lines = [
-        f"{p.source.location or p.source.kind}  ({p.source.format}, {p.sample_type})",
+        f"{clean(p.source.location or p.source.kind, 200)}  ({p.source.format}, {clean(str(p.sample_type), 80)})",
         f"total {units.format_value(total, unit)} in {p.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions",
     ]

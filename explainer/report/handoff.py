@@ -20,7 +20,7 @@ from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import top as top_list
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
-from explainer.errors import ExplainerError
+from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.model import Profile
 from explainer.reading import Reading, read
 from explainer.report import handoff_parts as parts
@@ -47,19 +47,21 @@ def handoff_markdown(
     grafana_url: str | None = None,
     grafana_datasource: str | None = None,
     peak: Window | None = None,
+    require_model: bool = False,
 ) -> str:
     """The handoff report for ``profile`` (and what changed since ``baseline``), as Markdown.
 
     ``summary`` is an already computed analysis of ``profile`` (its options, such as focus, are
     kept); ``llm_settings`` (``explainer.explain.LlmSettings``) asks the configured model for a
     verified summary on top; ``now`` is printed as the generation time when given; ``peak`` says
-    the window was chosen at the peak of the series (``--at-peak``).
+    the window was chosen at the peak of the series (``--at-peak``); ``require_model`` makes a
+    model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`.
     """
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
     diff = diff_profiles(baseline, summary.profile, floor) if baseline is not None else None
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
-    out += model_summary(summary.profile, llm_settings, baseline)
+    out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
@@ -79,8 +81,14 @@ def handoff_markdown(
     return "\n".join(out) + "\n"
 
 
-def model_summary(profile: Profile, llm_settings: Any, baseline: Profile | None = None) -> list[str]:
-    """The model's summary with its verification status; nothing offline or when no model is configured."""
+def model_summary(
+    profile: Profile, llm_settings: Any, baseline: Profile | None = None, *, required: bool = False
+) -> list[str]:
+    """The model's summary with its verification status; nothing offline or when no model is configured.
+
+    ``required``: a model that fails (or falls back offline, or is cut short) raises instead of
+    costing only the summary.
+    """
     if llm_settings is None:
         return []
     try:
@@ -90,17 +98,33 @@ def model_summary(profile: Profile, llm_settings: Any, baseline: Profile | None 
     try:
         answer = Conversation(profile, settings=llm_settings, mode="llm", baseline=baseline).ask(SUMMARY_QUESTION)
     except ExplainerError as exc:  # the summary is an extra: a failing model never costs the report
+        if required:
+            raise
         return [f"> No model summary: {parts.md_text(str(exc), 300)}", ""]
+    failed = getattr(answer, "mode", "") != "llm" or getattr(answer, "incomplete", False)
+    reason = str(getattr(answer, "model_error", "") or getattr(answer, "notice", "") or "the model did not answer")
+    if failed and required:
+        raise ModelUnavailableError(
+            f"the model wrote no summary ({reason})", hint="use --llm auto to accept the report without it"
+        )
     if getattr(answer, "mode", "") != "llm":  # the offline fallback answered: the report already says it all
-        notice = str(getattr(answer, "notice", "") or "the model did not answer")
-        return [f"> No model summary: {parts.md_text(notice, 300)}", ""]
+        return [f"> No model summary: {parts.md_text(reason, 300)}", ""]
     status, ok = parts.verification_status(getattr(answer, "verification", None))
     if getattr(answer, "incomplete", False):
         status, ok = "the answer was cut short", False
     if not ok:
         return [f"> A model summary was written but left out: {status}.", ""]
     body = [f"> {line}".rstrip() for line in parts.plain_markdown(str(answer.markdown)).splitlines()]
-    return ["**Summary** (written by a language model; " + status + ")", "", *body, ""]
+    who = getattr(llm_settings, "describe", None)
+    by = f"by a language model ({parts.md_text(who(), 120)})" if callable(who) else "by a language model"
+    return [
+        f"**Summary** (written {by}; {status})",
+        "",
+        *body,
+        "",
+        "_Only the summary above was written by the model; every other section is computed by the analyzer._",
+        "",
+    ]
 
 
 def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, datasource: str | None) -> list[str]:

@@ -11,7 +11,17 @@ labels once and settles the shapes several languages share.
 """
 
 from explainer.symbols.decode import decode, explain_symbol
-from explainer.symbols.model import LANGUAGES, MAX_DISPLAY, Symbol, clean
+from explainer.symbols.model import LANGUAGES, MAX_DISPLAY, Symbol, clean, terminal_safe
 from explainer.symbols.runtime import Runtime, guess_runtime
 
-__all__ = ["LANGUAGES", "MAX_DISPLAY", "Runtime", "Symbol", "clean", "decode", "explain_symbol", "guess_runtime"]
+__all__ = [
+    "LANGUAGES",
+    "MAX_DISPLAY",
+    "Runtime",
+    "Symbol",
+    "clean",
+    "decode",
+    "explain_symbol",
+    "guess_runtime",
+    "terminal_safe",
+]

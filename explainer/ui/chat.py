@@ -13,6 +13,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from explainer.explain import Answer, Conversation, LlmSettings
+from explainer.explain.safety import defang_images
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean
@@ -21,32 +22,6 @@ from explainer.ui.state import SessionData, Turn
 
 OFFLINE, MODEL = "offline", "llm"
 SEND, INSTEAD, CANCEL = "send_pending", "offline_pending", "cancel_pending"
-
-
-def defang(chunks: Iterator[str]) -> Iterator[str]:
-    """Stream chunks with Markdown images disabled outside code spans.
-
-    An image makes the browser fetch a URL chosen by whoever named a symbol or steered the
-    model. Backticks are tracked across chunks, and a trailing ``!`` is held back one chunk,
-    so ``![`` split between chunks is caught too; names inside code spans stay verbatim.
-    """
-    in_code, held = False, ""
-    for chunk in chunks:
-        text, held, out = held + chunk, "", []
-        for i, ch in enumerate(text):
-            if ch == "`":
-                in_code = not in_code
-            elif ch == "!" and not in_code:
-                if i + 1 == len(text):
-                    held = "!"
-                    break
-                if text[i + 1] == "[":
-                    ch = "!\\"
-            out.append(ch)
-        if out:
-            yield "".join(out)
-    if held:
-        yield held
 
 
 def _status(st: Any, turn: Turn) -> None:
@@ -101,7 +76,7 @@ def answer(st: Any, state: SessionData, conv: Keyed, question: str, mode_label: 
         st.text(question)
     with st.chat_message("assistant"):
         try:
-            written = st.write_stream(defang(conv.ask_stream(question)))
+            written = st.write_stream(defang_images(conv.ask_stream(question)))
             text = written if isinstance(written, str) else "".join(str(w) for w in written)
             turn = _answer_turn(conv.last_answer, text, mode_label)
         except Exception as exc:  # a failed answer is a message in the chat, never a traceback

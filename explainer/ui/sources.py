@@ -10,11 +10,13 @@ is reported without a traceback so no internals or file contents reach the page.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explainer import units
 from explainer.demo import demo_profile
 from explainer.errors import ExplainerError, SizeLimitError
 from explainer.model import Profile
@@ -27,6 +29,10 @@ log = logging.getLogger(__name__)
 MAX_UPLOAD_MB = 200
 """Must match ``server.maxUploadSize`` in ``.streamlit/config.toml``; checked again here."""
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 10**6
+APP_MAX_SIZE_KEY = "EXPLAINER_APP_MAX_SIZE"
+DEFAULT_APP_MAX_SIZE = 256 * 2**20
+"""The app's decompressed cap, below the CLI's: every session shares one server process, so a
+bomb costs everyone. Set ``EXPLAINER_APP_MAX_SIZE`` (secrets or environment), e.g. ``128 MiB``."""
 
 DEMO, UPLOAD, SERVER = "Demo: vLLM GPU memory", "Upload a file", "Pyroscope server"
 UNITS = ("auto", "count", "samples", "bytes", "nanoseconds")
@@ -50,12 +56,42 @@ def friendly(exc: BaseException) -> str:
     return f"Could not read this profile (unexpected {type(exc).__name__}); the error was logged on the server."
 
 
+def app_max_size(secrets: Any = None, environ: Mapping[str, str] | None = None) -> int:
+    """The app's decompressed cap: ``EXPLAINER_APP_MAX_SIZE`` from secrets, else the environment."""
+    raw: object = None
+    try:
+        raw = secrets.get(APP_MAX_SIZE_KEY) if secrets is not None else None
+    except Exception:  # no secrets.toml is the normal local case
+        raw = None
+    if raw is None or raw == "":
+        raw = (os.environ if environ is None else environ).get(APP_MAX_SIZE_KEY, "")
+    if raw == "":
+        return DEFAULT_APP_MAX_SIZE
+    size = units.parse_bytes(str(raw))
+    if size is None:
+        log.warning("%s=%r is not a size such as 128 MiB; using the default", APP_MAX_SIZE_KEY, clean(str(raw), 40))
+        return DEFAULT_APP_MAX_SIZE
+    return size
+
+
+def app_options(secrets: Any = None, sample_type: str | None = None, unit: str | None = None) -> ReadOptions:
+    return ReadOptions(
+        sample_type=sample_type, unit=unit, max_input=MAX_UPLOAD_BYTES, max_decompressed=app_max_size(secrets)
+    )
+
+
+def limits_help(options: ReadOptions) -> str:
+    """The upload limits as the uploader's help states them."""
+    unpacked = units.format_bytes(options.max_decompressed, "binary")
+    return f"up to {units.format_bytes(options.input_limit)} as uploaded and {unpacked} once decompressed"
+
+
 def load_upload(name: str, size: int, read: Callable[[], bytes], options: ReadOptions | None = None) -> Profile:
     """Parse an uploaded profile; the size is checked before a single byte is read or parsed."""
-    options = options or ReadOptions(max_input=MAX_UPLOAD_BYTES)
-    if size > min(options.max_input, MAX_UPLOAD_BYTES):
+    options = options or app_options()
+    if size > min(options.input_limit, MAX_UPLOAD_BYTES):
         raise SizeLimitError(
-            f"{clean(name, 80)} is {size:,} bytes, over the {MAX_UPLOAD_MB} MB upload limit",
+            f"{clean(name, 80)} is {size:,} bytes, over the upload limit ({limits_help(options)})",
             hint="use the CLI for larger profiles: explainer analyze FILE",
         )
     return read_bytes(read(), options, location=clean(name, 120), kind="upload")
@@ -77,7 +113,7 @@ def parse_cached(state: SessionData, slot: str, uploaded: Any, options: ReadOpti
 
 def _options(st: Any, sample_type: str | None = None) -> ReadOptions:
     unit = st.session_state.get("read_unit", "auto")
-    return ReadOptions(sample_type=sample_type, unit=None if unit == "auto" else unit, max_input=MAX_UPLOAD_BYTES)
+    return app_options(st.secrets, sample_type, None if unit == "auto" else unit)
 
 
 def _uploaded_profile(st: Any, state: SessionData, slot: str, label: str, help_text: str) -> tuple[Profile | None, str]:
@@ -99,7 +135,7 @@ def _uploaded_profile(st: Any, state: SessionData, slot: str, label: str, help_t
     return loaded.profile, ""
 
 
-def start_profile(state: SessionData, argv: list[str], errors: list[str]) -> tuple[Profile, str]:
+def start_profile(state: SessionData, argv: list[str], errors: list[str], secrets: Any = None) -> tuple[Profile, str]:
     """The profile a session opens on: ``streamlit run app.py -- FILE`` if given, else the demo.
 
     Read once per session (not shared: each session owns its copy, as with uploads).
@@ -107,7 +143,7 @@ def start_profile(state: SessionData, argv: list[str], errors: list[str]) -> tup
     if state.demo is None:
         if argv:
             try:
-                state.demo = read_path(argv[0])
+                state.demo = read_path(argv[0], app_options(secrets))
             except Exception as exc:  # a bad path on the command line: say so and open the demo
                 state.start_error = f"{clean(argv[0], 120)}: {friendly(exc)}"
         if state.demo is None:
@@ -122,7 +158,7 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
     """The sidebar's source picker; returns what the page shows (the start profile if nothing else works)."""
     st.header("Profile")
     errors: list[str] = []
-    start, start_label = start_profile(state, argv or [], errors)
+    start, start_label = start_profile(state, argv or [], errors, st.secrets)
     start_option = DEMO if start_label == DEMO else f"Opened with: {start_label}"
     kind = st.radio("Source", (start_option, UPLOAD, SERVER), key="source_kind", label_visibility="collapsed")
     profile: Profile | None = None
@@ -133,7 +169,7 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
             "main",
             "Profile file",
             "pprof (.pb.gz), Pyroscope flame-graph JSON or folded stacks; "
-            f"up to {MAX_UPLOAD_MB} MB. The format is detected from the content.",
+            f"{limits_help(_options(st))}. The format is detected from the content.",
         )
         if err:
             errors.append(err)

@@ -133,9 +133,8 @@ class Writer:
         self.lines.extend(lines)
 
     def table(self, header: list[str], rows: list[list[str]]) -> None:
-        align = [
-            "---" if i == 0 or not h.strip() or h in ("function", "frame") else "---:" for i, h in enumerate(header)
-        ]
+        names = (self.t("function"), self.t("frame"))  # name columns read left to right; numbers align right
+        align = ["---" if i == 0 or not h.strip() or h in names else "---:" for i, h in enumerate(header)]
         self.add("| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |")
         self.add(*("| " + " | ".join(r) + " |" for r in rows))
 

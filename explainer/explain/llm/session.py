@@ -2,9 +2,9 @@
 
 Reliability choices, each against a documented hazard:
 
-- Our own timeout (30 s per request by default) and bounded retries, not the openai client's
-  600 s and 2 retries; plus a deadline per question, checked between streamed chunks, because a
-  read timeout restarts on every chunk and a dripping server would otherwise never trip it.
+- One total deadline per answer (``EXPLAINER_LLM_TIMEOUT``, 60 s by default, not the openai
+  client's 600 s per request): connect, retries, backoff and every streamed byte are inside it
+  (:mod:`explainer.explain.llm.deadline`). Retries are ours, bounded, and never sleep past it.
 - At most :data:`MAX_TOOL_ROUNDS` rounds of tool calls and :data:`MAX_CALLS_PER_ROUND` calls per
   round; the last round offers no tools, so the model has to answer.
 - Upstream errors become :class:`~explainer.errors.ModelError` with our own one-line message;
@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -28,17 +30,17 @@ from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables import Runnable
 
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
+from explainer.explain.llm.deadline import Budget, DeadlineExceeded, bounded, http_client
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
 
 log = logging.getLogger(__name__)
 MAX_TOOL_ROUNDS = 4
 MAX_CALLS_PER_ROUND = 6
-DEADLINE_FACTOR = 3  # a question may take three request timeouts in all (tool rounds included)
+MAX_BACKOFF_S = 8.0
+_RETRY_STATUSES = (408, 409, 429, 500, 502, 503, 504)
 
-
-class DeadlineExceeded(ModelUnavailableError):
-    pass
+__all__ = ["DeadlineExceeded", "ModelSession", "Outcome", "chat_model", "translate"]
 
 
 def _finish_reason(reply: AIMessageChunk) -> str | None:
@@ -64,7 +66,8 @@ def chat_model(settings: LlmSettings) -> BaseChatModel:
 
     common: dict[str, Any] = {
         "timeout": settings.timeout,
-        "max_retries": settings.max_retries,
+        "max_retries": 0,  # ours (ModelSession), inside the answer's deadline
+        "http_client": http_client(settings.timeout),
         "streaming": True,
         "max_completion_tokens": settings.max_completion_tokens,
     }
@@ -87,13 +90,15 @@ def chat_model(settings: LlmSettings) -> BaseChatModel:
     raise ModelUnavailableError("no model is configured (set EXPLAINER_MODEL and OPENAI_API_KEY)")
 
 
-def translate(exc: BaseException, settings: LlmSettings) -> ModelError:
+def translate(exc: BaseException, settings: LlmSettings, budget: Budget | None = None) -> ModelError:
     """Our error for an upstream one: a fixed sentence by class and status, no upstream text."""
     import httpx
     import openai
 
     if isinstance(exc, ModelError):
         return exc
+    if budget is not None and budget.expired:
+        return budget.error()
     if isinstance(exc, openai.APITimeoutError):
         return ModelUnavailableError(f"the model did not answer within {settings.timeout:g} s")
     if isinstance(exc, openai.RateLimitError):
@@ -108,6 +113,26 @@ def translate(exc: BaseException, settings: LlmSettings) -> ModelError:
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
         return ModelUnavailableError("the connection to the model endpoint failed or broke off")
     return ModelResponseError(f"the model call failed ({type(exc).__name__})")
+
+
+def _backoff(exc: BaseException, attempt: int) -> float | None:
+    """Seconds to wait before retrying ``exc``, or None when it is not worth a retry (401, 400...)."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        if exc.status_code not in _RETRY_STATUSES:
+            return None
+        headers = exc.response.headers
+        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+            try:
+                asked = float(headers.get(name, "")) * scale
+            except ValueError:
+                continue
+            if 0 <= asked < math.inf:  # NaN fails too
+                return float(min(asked, MAX_BACKOFF_S))
+    elif not isinstance(exc, openai.APIConnectionError):
+        return None
+    return min(0.5 * 2.0**attempt, MAX_BACKOFF_S)
 
 
 @dataclass
@@ -134,26 +159,22 @@ class ModelSession:
         self.model, self.toolbox, self.settings, self.clock = model, toolbox, settings, clock
 
     def stream(self, messages: list[BaseMessage], outcome: Outcome) -> Iterator[str]:
-        """Yields answer text; raises :class:`ModelError` (translated) on failure."""
-        deadline = self.clock() + DEADLINE_FACTOR * self.settings.timeout
+        """Yields answer text; raises :class:`ModelError` (translated) on failure or at the deadline."""
+        budget = Budget.start(self.settings.timeout, self.clock)
         specs = self.toolbox.specs()
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             outcome.rounds = round_ + 1
-            last = round_ == MAX_TOOL_ROUNDS
-            bound = self._bind(specs, "none" if last else "auto")
+            bound = self._bind(specs, "none" if round_ == MAX_TOOL_ROUNDS else "auto")
             reply: AIMessageChunk | None = None
             try:
-                for chunk in bound.stream(messages):
-                    if self.clock() > deadline:
-                        limit = DEADLINE_FACTOR * self.settings.timeout
-                        raise DeadlineExceeded(f"the model took longer than {limit:g} s")
+                for chunk in bounded(partial(self._attempts, bound, messages, budget), budget):
                     if not isinstance(chunk, AIMessageChunk):
                         continue
                     reply = chunk if reply is None else reply + chunk
                     if isinstance(chunk.content, str) and chunk.content:
                         yield chunk.content
             except Exception as exc:
-                raise translate(exc, self.settings) from exc
+                raise translate(exc, self.settings, budget) from exc
             if reply is None:
                 raise ModelResponseError("the model sent an empty response")
             outcome.finish_reason = _finish_reason(reply)
@@ -166,6 +187,23 @@ class ModelSession:
                 yield "\n\n"
             messages.extend(self._run_tools(message, outcome))
         outcome.messages = messages
+
+    def _attempts(self, bound: Runnable[Any, Any], messages: list[BaseMessage], budget: Budget) -> Iterator[Any]:
+        """One round's stream, retried while nothing has streamed yet, the fault is transient and
+        the backoff ends before the deadline (runs in the worker thread of :func:`bounded`)."""
+        for attempt in range(self.settings.max_retries + 1):
+            started = False
+            try:
+                for chunk in bound.stream(messages):
+                    started = True
+                    yield chunk
+                return
+            except Exception as exc:
+                delay = _backoff(exc, attempt)
+                if started or delay is None or attempt == self.settings.max_retries or delay >= budget.remaining():
+                    raise
+                log.info("model call failed (%s); retry %d in %.1f s", type(exc).__name__, attempt + 1, delay)
+                time.sleep(delay)
 
     def _bind(self, specs: list[dict[str, Any]], choice: str) -> Runnable[Any, Any]:
         """The model with our tools; a model that cannot call tools (a test fake) answers from the facts."""

@@ -4,6 +4,7 @@ OpenAI: ``OPENAI_API_KEY`` and ``EXPLAINER_MODEL``. Any OpenAI-compatible server
 LM Studio): add ``OPENAI_BASE_URL`` (a key is optional there). Azure OpenAI:
 ``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION`` and
 ``AZURE_OPENAI_DEPLOYMENT``. Values from a secrets mapping win over the environment.
+``PYROSCOPE_URL`` and ``GRAFANA_URL`` name the only hosts a model's answer may link to.
 
 The key is held only here: it is left out of ``repr``, :meth:`LlmSettings.describe` and every
 message we write, and :meth:`LlmSettings.secrets` lists it for redaction.
@@ -16,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit, urlunsplit
 
-DEFAULT_TIMEOUT_S = 30.0  # per request; the openai client's own default is 600 s
+from explainer.explain.safety import link_hosts
+
+DEFAULT_TIMEOUT_S = 60.0  # the whole answer (tool rounds, retries, streaming); openai's default is 600 s per request
 MAX_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_COMPLETION_TOKENS = 1_000
@@ -31,6 +34,8 @@ KEYS = (
     "AZURE_OPENAI_DEPLOYMENT",
     "EXPLAINER_LLM_TIMEOUT",
     "EXPLAINER_REDACT_LABELS",
+    "PYROSCOPE_URL",
+    "GRAFANA_URL",
 )
 
 
@@ -65,6 +70,7 @@ class LlmSettings:
     max_retries: int = DEFAULT_RETRIES
     max_completion_tokens: int = DEFAULT_MAX_COMPLETION_TOKENS
     redact_labels: bool = False  # keep profile labels (service, pod, namespace) away from the model
+    link_hosts: tuple[str, ...] = ()  # hosts a model's answer may link to: the configured Pyroscope and Grafana
 
     @classmethod
     def from_env(
@@ -87,6 +93,7 @@ class LlmSettings:
             api_version=values["OPENAI_API_VERSION"] or (DEFAULT_API_VERSION if azure else ""),
             timeout=_number(values["EXPLAINER_LLM_TIMEOUT"], DEFAULT_TIMEOUT_S, 1.0, MAX_TIMEOUT_S),
             redact_labels=values["EXPLAINER_REDACT_LABELS"].lower() in ("1", "true", "yes", "on"),
+            link_hosts=link_hosts(values["PYROSCOPE_URL"], values["GRAFANA_URL"]),
         )
 
     @property
