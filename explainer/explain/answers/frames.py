@@ -7,21 +7,30 @@ import itertools
 
 from explainer.analysis.chain import Chain, ChainStep
 from explainer.analysis.sandwich import ENTRY, SELF
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
 MAX_STEPS = 24
 _CONVENTIONS = {  # extracted for translation: see language.py
-    "method": "The label convention: *Class > method* (also written with a slash or a dot between the two) is a "
-    "method of that class.",
-    "constructor": "The label convention: a method named __init__ is the constructor of its class, so an object of "
-    "that class is being created, and what it allocates is what building that object costs.",
-    "function": "A name on its own is a module-level function (def name(), not inside a class).",
-    "module": "`<module>` is the top level of a script or module: code outside any function, such as the entry "
-    "script or an import.",
-    "trampoline": "It is not your code: CPython's dispatch between Python calls. Ignore it when reading a chain.",
-    "address": "A raw address is native C, C++ or CUDA code with no symbol available. On a first run, start-up "
-    "work is often unresolved; once the profiler has seen the workload, re-running it resolves the symbols.",
+    "method": N_(
+        "The label convention: *Class > method* (also written with a slash or a dot between the two) is a "
+        "method of that class."
+    ),
+    "constructor": N_(
+        "The label convention: a method named __init__ is the constructor of its class, so an object of "
+        "that class is being created, and what it allocates is what building that object costs."
+    ),
+    "function": N_("A name on its own is a module-level function (def name(), not inside a class)."),
+    "module": N_(
+        "`<module>` is the top level of a script or module: code outside any function, such as the entry "
+        "script or an import."
+    ),
+    "trampoline": N_("It is not your code: CPython's dispatch between Python calls. Ignore it when reading a chain."),
+    "address": N_(
+        "A raw address is native C, C++ or CUDA code with no symbol available. On a first run, start-up "
+        "work is often unresolved; once the profiler has seen the workload, re-running it resolves the symbols."
+    ),
 }
 Item = ChainStep | tuple[int, str]  # a step, or (count, example) for a run of collapsed frames
 

@@ -71,11 +71,12 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     text = clean_question(question)
     lex = lexicon()
     explicit = subjects.explicit(text, names)
-    tokens = lex.spelled(lex.strip_politeness(words(_strip_symbols(text, keep_quoted=explicit is None))))
+    typed = words(_strip_symbols(text, keep_quoted=explicit is None))
+    tokens = lex.spelled(lex.strip_politeness(typed))
     found = lex.concepts(tokens)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means
-    lang = lex.language(tokens, context.lang)
+    lang = lex.language(typed, context.lang)  # greetings and thanks say the language too
     subject = explicit or _implicit(tokens, text, found, names, context)
     if subject is None and context.topic is not None and subjects.refers_back(tokens, found):
         subject = context.topic
