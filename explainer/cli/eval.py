@@ -47,10 +47,10 @@ def _score(text: str) -> float:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.writers import write_atomic
     from explainer.evaluation import questions, report
     from explainer.evaluation import run as runner
     from explainer.explain import LlmSettings
+    from explainer.writers import write_atomic
 
     settings = LlmSettings.from_env()
     if args.model:
