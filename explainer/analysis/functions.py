@@ -29,13 +29,13 @@ def stack_index(profile: Profile) -> IntArray:
 
 
 def sum_by(keys: np.ndarray, weights: IntArray, size: int) -> IntArray:
-    """Exact int64 sums of ``weights`` grouped by ``keys`` in ``[0, size)`` (bincount is float)."""
+    """Exact int64 sums of ``weights`` grouped by ``keys`` in ``[0, size)`` (bincount is float).
+
+    ``np.add.at`` is unbuffered and exact; since numpy 1.25 it is a tight loop, tens of times
+    faster than sorting the keys.
+    """
     out = np.zeros(size, dtype=np.int64)
-    if len(keys):
-        order = np.argsort(keys, kind="stable")
-        k = keys[order]
-        starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
-        out[k[starts]] = np.add.reduceat(weights[order], starts)
+    np.add.at(out, keys, weights)
     return out
 
 
