@@ -6,8 +6,14 @@
  * self_and_total: pprof's flat and cum per function in one pass, counting a function once
  *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
  *
- * Both have a numpy twin in Python (readers/pprof.py, analysis/functions.py) that the tests
- * check against; when this module is missing the twins are used.
+ * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
+ *   walking each stack once from the leaf and stopping at the first site or phase frame.
+ * heaviest_path: the widest-bar walk of analysis/chain.py over the stacks holding a target.
+ * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
+ *
+ * Each has a numpy twin in Python (readers/pprof.py, analysis/functions.py, analysis/chain.py,
+ * knowledge/attribution.py) that the tests check against; when this module is missing the
+ * twins are used.
  * Arrays cross the boundary as bytes / buffer objects, so no numpy C API is needed.
  */
 #define PY_SSIZE_T_CLEAN
@@ -169,9 +175,161 @@ done:
     return result;
 }
 
+/* Checks the offsets once (a pass over stacks, not frames); frame ids are checked as they are read. */
+static int check_offsets(const int64_t *o, Py_ssize_t n, Py_ssize_t n_frames) {
+    if (n < 0 || o[0] != 0 || o[n] != n_frames) goto bad;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (o[i + 1] <= o[i]) goto bad;  /* from_arrays drops empty stacks */
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "bad offsets");
+    return -1;
+}
+
+/* Frame ids are checked where first read: every later read is of a position already checked. */
+#define CHECK_ID(p, bound) if ((uint32_t)f[p] >= (uint32_t)(bound)) goto bad_id
+
+/* The bits of knowledge/attribution.py's per-name code table. */
+enum { STRONG = 1, WEAK = 2, APP = 4, CARRIER = 8, UNRESOLVED = 16, INTERP = 32 };
+
+/* attribute(offsets, frames, code uint8[names], cat int64[names], other, interpreter, unresolved)
+ * -> (category per stack, site name id per stack), both int64 bytes. */
+static PyObject *attribute(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, cd, ct;
+    long long other, interp_id, unresolved_id;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*LLL", &off, &fr, &cd, &ct, &other, &interp_id, &unresolved_id)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf, *cat = ct.buf; const int32_t *f = fr.buf; const uint8_t *code = cd.buf;
+    Py_ssize_t n = off.len / 8 - 1, n_frames = fr.len / 4;
+    int64_t *out_cat = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8), *out_site = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8);
+    if (!out_cat || !out_site) { PyErr_NoMemory(); goto done; }
+    if (cd.len * 8 != ct.len) { PyErr_SetString(PyExc_ValueError, "code and category tables differ"); goto done; }
+    if (check_offsets(o, n, n_frames)) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t lo = o[i], hi = o[i + 1], strong = -1, weak = -1, app = -1, carrier = -1;
+        uint8_t seen = 0;  /* the kinds met so far: a position is kept only the first time */
+        for (int64_t p = hi - 1; p >= lo; p--) {  /* leaf to root: the nearest frame of each kind */
+            CHECK_ID(p, cd.len);
+            uint8_t fresh = code[f[p]] & ~seen;
+            if (!fresh) continue;  /* the common case, and a well-predicted branch */
+            seen |= fresh;
+            if (fresh & APP) app = p;
+            if (fresh & WEAK) weak = p;
+            if (fresh & CARRIER) carrier = p;
+            if (fresh & STRONG) { strong = p; break; }  /* decides; nothing nearer the root matters */
+        }
+        int interp = (seen & INTERP) != 0;
+        int64_t decider = strong >= 0 ? strong : weak, k;
+        if (decider >= 0) {
+            k = cat[f[decider]];
+        } else {
+            /* raw addresses between the requester (or the root) and the first carrier after it */
+            int gap = 0;
+            for (int64_t p = (app >= 0 ? app : lo - 1) + 1; p < hi; p++) {
+                uint8_t c = code[f[p]];
+                if (c & CARRIER) break;
+                if (c & UNRESOLVED) { gap = 1; break; }
+            }
+            k = gap ? unresolved_id : app < 0 && carrier >= 0 ? cat[f[carrier]] : app < 0 && interp ? interp_id : other;
+        }
+        out_cat[i] = k;
+        out_site[i] = f[app >= 0 ? app : hi - 1];
+    }
+    result = Py_BuildValue("(y#y#)", (char *)out_cat, n * 8, (char *)out_site, n * 8);
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    PyMem_Free(out_cat); PyMem_Free(out_site);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&cd); PyBuffer_Release(&ct);
+    return result;
+}
+
+/* heaviest_path(offsets, frames, values, target, n_names) -> [(name id, width), ...] from the root.
+ * Over the stacks holding target (up to its outermost call), step at each depth to the frame with
+ * the largest summed value (the lowest id on ties, as numpy's argmax), until target is reached. */
+static PyObject *heaviest_path(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val;
+    Py_ssize_t target, n_names;
+    if (!PyArg_ParseTuple(args, "y*y*y*nn", &off, &fr, &val, &target, &n_names)) return NULL;
+    PyObject *result = NULL, *steps = NULL;
+    const int64_t *o = off.buf, *v = val.buf; const int32_t *f = fr.buf;
+    Py_ssize_t n = val.len / 8, alive = 0;
+    int64_t *stack = PyMem_Malloc((size_t)(n ? n : 1) * 8), *reach = PyMem_Malloc((size_t)(n ? n : 1) * 8);
+    int64_t *width = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
+    int32_t *here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    if (!stack || !reach || !width || !here) { PyErr_NoMemory(); goto done; }
+    if (target < 0 || target >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); goto done; }
+    if (off.len / 8 != n + 1 || check_offsets(o, n, fr.len / 4)) goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int64_t p = o[i]; p < o[i + 1]; p++) {
+            CHECK_ID(p, n_names);
+            if (f[p] == target) { stack[alive] = i; reach[alive++] = p - o[i]; break; }
+        }
+    if (!(steps = PyList_New(0))) goto done;
+    for (int64_t d = 0; alive; d++) {
+        for (Py_ssize_t j = 0; j < alive; j++) {  /* the one strided read of each stack per depth */
+            here[j] = f[o[stack[j]] + d];
+            width[here[j]] += v[stack[j]];
+        }
+        int32_t choice = here[0];
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice)) choice = here[j];
+        PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
+        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto done; }
+        Py_DECREF(step);
+        for (Py_ssize_t j = 0; j < alive; j++) width[here[j]] = 0;
+        if (choice == target) break;
+        Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (here[j] == choice && reach[j] > d) { stack[kept] = stack[j]; reach[kept++] = reach[j]; }
+        alive = kept;
+    }
+    result = steps; steps = NULL;
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    Py_XDECREF(steps);
+    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width); PyMem_Free(here);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val);
+    return result;
+}
+
+/* stacks_with(offsets, frames, wanted uint8[names]) -> one byte per stack: holds a wanted frame. */
+static PyObject *stacks_with(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, wa;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &off, &fr, &wa)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf; const int32_t *f = fr.buf; const uint8_t *wanted = wa.buf;
+    Py_ssize_t n = off.len / 8 - 1;
+    if (check_offsets(o, n, fr.len / 4)) goto done;
+    if (!(result = PyBytes_FromStringAndSize(NULL, n > 0 ? n : 0))) goto done;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = 0;
+        for (int64_t p = o[i]; p < o[i + 1]; p++) {  /* root first: callers, the usual query, come early */
+            CHECK_ID(p, wa.len);
+            if (wanted[f[p]]) { out[i] = 1; break; }
+        }
+    }
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&wa);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"fold_samples", fold_samples, METH_VARARGS, "Decode raw pprof samples into root-first frames."},
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
+    {"attribute", attribute, METH_VARARGS, "Memory category and allocation site per stack."},
+    {"heaviest_path", heaviest_path, METH_VARARGS, "The widest-bar walk to a target function."},
+    {"stacks_with", stacks_with, METH_VARARGS, "Whether each stack holds a wanted function."},
     {NULL, NULL, 0, NULL},
 };
 

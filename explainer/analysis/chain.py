@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explainer.analysis.functions import FunctionStats, sum_by
+from explainer.analysis.functions import FunctionStats, _fold, sum_by
 from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
 
@@ -39,6 +39,24 @@ class Chain:
 def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
     if not 0 <= target < len(profile.names) or stats.total_values[target] == 0:
         raise NoSuchFunctionError(f"no stack contains function id {target}")
+    if _fold is None:
+        path = _widest_path(profile, target)
+    else:
+        path = _fold.heaviest_path(
+            np.ascontiguousarray(profile.offsets),
+            np.ascontiguousarray(profile.frames),
+            np.ascontiguousarray(profile.values),
+            target,
+            len(profile.names),
+        )
+    if not path or path[-1][0] != target:  # the target is only ever reached off the widest path
+        raise NoSuchFunctionError(f"could not follow a chain to {profile.names[target][:80]!r}")
+    steps = tuple(ChainStep(fid, profile.names[fid], width, *stats.of(fid)) for fid, width in path)
+    return Chain(profile.names[target], steps, steps[-1].width, int(stats.total_values[target]), profile.unit)
+
+
+def _widest_path(profile: Profile, target: int) -> list[tuple[int, int]]:
+    """``(function id, width)`` per depth from the root: the numpy twin of the compiled walk."""
     offsets, frames, values = profile.offsets, profile.frames, profile.values
     hit = frames == target
     # first occurrence of the target in each stack (recursion: the outermost call)
@@ -49,20 +67,16 @@ def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain
     first_pos = np.full(profile.stack_count, -1, dtype=np.int64)
     first_pos[owner[::-1]] = positions[::-1]
     depth_of_target = first_pos[stacks] - offsets[stacks]
-    steps: list[ChainStep] = []
+    path: list[tuple[int, int]] = []
     d = 0
     while len(stacks):
         here = frames[offsets[stacks] + d].astype(np.int64)
         widths = sum_by(here, values[stacks], len(profile.names))
-        choice = int(np.argmax(widths))
-        width = int(widths[choice])
-        s, t = stats.of(choice)
-        steps.append(ChainStep(choice, profile.names[choice], width, s, t))
+        choice = int(np.argmax(widths))  # ties: the lowest id
+        path.append((choice, int(widths[choice])))
         if choice == target:
             break
         agree = (here == choice) & (depth_of_target > d)
         stacks, depth_of_target = stacks[agree], depth_of_target[agree]
         d += 1
-    if not steps or steps[-1].id != target:  # the target is only ever reached off the widest path
-        raise NoSuchFunctionError(f"could not follow a chain to {profile.names[target][:80]!r}")
-    return Chain(profile.names[target], tuple(steps), steps[-1].width, int(stats.total_values[target]), profile.unit)
+    return path
