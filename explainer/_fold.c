@@ -84,14 +84,14 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer lookup, start, flat;
     if (!PyArg_ParseTuple(args, "Onny*y*y*", &samples, &k, &n_types, &lookup, &start, &flat)) return NULL;
     PyObject *result = NULL;
-    PyObject *seq = PySequence_Fast(samples, "samples must be a sequence");
+    /* one sample at a time: a list of every sample's bytes would cost ~70 MB at 500k stacks */
+    PyObject *item = NULL;
     u64vec locs = {0}, vals = {0};
     int64_t *offsets = NULL, *values = NULL;
     PyObject *frames_obj = NULL;  /* grown in place with _PyBytes_Resize: no final copy */
     int32_t *frames = NULL;
     Py_ssize_t n = 0, n_frames = 0, cap_frames = 0;
-    if (!seq) goto done;
-    n = PySequence_Fast_GET_SIZE(seq);
+    if ((n = PySequence_Size(samples)) < 0) goto done;
     const int32_t *lk = lookup.buf; Py_ssize_t n_lookup = lookup.len / 4;
     const int64_t *ls = start.buf; const int32_t *lf = flat.buf;
     offsets = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
@@ -103,7 +103,8 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     offsets[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         char *buf; Py_ssize_t len;
-        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(seq, i), &buf, &len)) goto done;
+        Py_XDECREF(item);
+        if (!(item = PySequence_GetItem(samples, i)) || PyBytes_AsStringAndSize(item, &buf, &len)) goto done;
         cursor c = {(const uint8_t *)buf, (const uint8_t *)buf + len};
         locs.len = 0; vals.len = 0;
         while (c.p < c.end) {
@@ -137,7 +138,7 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n + 1) * 8), frames_obj,
                            (char *)values, (Py_ssize_t)(n * 8));
 done:
-    Py_XDECREF(seq);
+    Py_XDECREF(item);
     Py_XDECREF(frames_obj);
     PyMem_Free(locs.data); PyMem_Free(vals.data);
     PyMem_Free(offsets); PyMem_Free(values);
@@ -188,6 +189,12 @@ bad:
 
 /* Frame ids are checked where first read: every later read is of a position already checked. */
 #define CHECK_ID(p, bound) if ((uint32_t)f[p] >= (uint32_t)(bound)) goto bad_id
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define PREFETCH(addr) ((void)0)
+#endif
 
 /* The bits of knowledge/attribution.py's per-name code table. */
 enum { STRONG = 1, WEAK = 2, APP = 4, CARRIER = 8, UNRESOLVED = 16, INTERP = 32 };
@@ -270,6 +277,7 @@ static PyObject *heaviest_path(PyObject *self, PyObject *args) {
     if (!(steps = PyList_New(0))) goto done;
     for (int64_t d = 0; alive; d++) {
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the one strided read of each stack per depth */
+            if (j + 16 < alive) PREFETCH(&f[o[stack[j + 16]] + d]);  /* else a cache miss each */
             here[j] = f[o[stack[j]] + d];
             width[here[j]] += v[stack[j]];
         }
