@@ -9,6 +9,7 @@ width of the bar in the flame graph) and the function's own self.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +37,19 @@ class Chain:
     unit: str
 
 
+_CHAINS: weakref.WeakKeyDictionary[Profile, dict[int, Chain]] = weakref.WeakKeyDictionary()
+
+
 def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
+    """The chain to ``target``, computed once per profile: the summary, the reports and the chat
+    all ask for the chain to the top consumer, and each walk reads every frame."""
+    known = _CHAINS.setdefault(profile, {})
+    if target not in known:
+        known[target] = _heaviest_chain(profile, stats, target)
+    return known[target]
+
+
+def _heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
     if not 0 <= target < len(profile.names) or stats.total_values[target] == 0:
         raise NoSuchFunctionError(f"no stack contains function id {target}")
     if _fold is None:

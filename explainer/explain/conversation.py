@@ -25,9 +25,7 @@ from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm import prompts
-from explainer.explain.llm.facts import Facts, build_facts, count_tokens
 from explainer.explain.llm.settings import LlmSettings
-from explainer.explain.llm.tools import Toolbox
 from explainer.explain.question.intents import classify
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown
 from explainer.model import Profile
@@ -36,6 +34,7 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
+    from explainer.explain.llm.facts import Facts
     from explainer.explain.llm.session import Outcome
 
 log = logging.getLogger(__name__)
@@ -90,6 +89,8 @@ class Conversation:
 
     @cached_property
     def facts(self) -> Facts:
+        from explainer.explain.llm.facts import build_facts  # tiktoken, pydantic: the model path only
+
         facts = build_facts(self.ctx, redact_labels=self.settings.redact_labels)
         self.grounding.merge(facts.grounding)
         return facts
@@ -134,6 +135,7 @@ class Conversation:
 
     def _model_answer(self, question: str) -> Iterator[str]:
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
+        from explainer.explain.llm.tools import Toolbox
 
         intent = classify(question)
         grounding = self._grounding_for(question)
@@ -220,6 +222,8 @@ class Conversation:
     def _messages(self, question: str, kind: str) -> list[BaseMessage]:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+        from explainer.explain.llm.facts import count_tokens
+
         system = SystemMessage(content=prompts.load("system").render())
         template = {"symbol": "symbol", "handoff": "handoff"}.get(kind, "answer")
         payload: dict[str, Any] = {"facts": list(self.facts.items)}
@@ -246,6 +250,8 @@ class Conversation:
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
         messages = self._messages(question, classify(question).kind)
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
+        from explainer.explain.llm.tools import Toolbox
+
         tools = ", ".join(Toolbox(self.ctx, Grounding()).names)
         parts.append(
             f"[tools]\nThe model may call: {tools}. Their results, from this profile only, are sent back "

@@ -202,26 +202,37 @@ def category_breakdown(profile: Profile) -> list[CategoryShare]:
 
 def allocation_sites(profile: Profile, n: int = 10) -> list[Site]:
     """The ``n`` largest allocation sites: memory by nearest application frame and category."""
+    return _all_sites(profile)[: max(n, 0)]
+
+
+_SITES: weakref.WeakKeyDictionary[Profile, list[Site]] = weakref.WeakKeyDictionary()
+
+
+def _all_sites(profile: Profile) -> list[Site]:
+    """Every site, largest first (ties by name), computed once per profile: reports ask for several ``n``."""
+    hit = _SITES.get(profile)
+    if hit is not None:
+        return hit
     att = attribute(profile)
     ids = category_ids()
-    if not len(att.site_frame) or n < 1:
-        return []
     keys = att.site_frame * len(ids) + att.stack_category
     uniq, inverse = np.unique(keys, return_inverse=True)
     sums = sum_by(inverse.astype(np.int64), profile.values, len(uniq))
     total = profile.total
     names = profile.names
-    top = sorted(range(len(uniq)), key=lambda k: (-int(sums[k]), names[int(uniq[k]) // len(ids)]))[:n]
-    return [
+    order = sorted(range(len(uniq)), key=lambda k: (-int(sums[k]), names[int(uniq[k]) // len(ids)]))
+    sites = [
         Site(
             names[int(uniq[k]) // len(ids)],
             int(sums[k]),
             units.share(int(sums[k]), total),
             ids[int(uniq[k]) % len(ids)],
         )
-        for k in top
+        for k in order
         if sums[k] > 0
     ]
+    _SITES[profile] = sites
+    return sites
 
 
 def format_breakdown(shares: Sequence[CategoryShare], limit: int = 6) -> str:
