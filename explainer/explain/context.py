@@ -27,8 +27,12 @@ _GPU_HINTS = ("cuda", "cumemalloc", "nccl", "cublas", "gpu")
 
 
 class ProfileContext:
-    def __init__(self, profile: Profile, baseline: Profile | None = None, top: int = 10) -> None:
-        self.summary: Summary = summarize(profile, Options(top=top))
+    def __init__(
+        self, profile: Profile, baseline: Profile | None = None, top: int = 10, summary: Summary | None = None
+    ) -> None:
+        # a summary made elsewhere (the app shares one per profile across sessions) is reused when it fits
+        fits = summary is not None and summary.profile is profile and summary.options == Options(top=top)
+        self.summary: Summary = summary if fits and summary is not None else summarize(profile, Options(top=top))
         self.profile = self.summary.profile
         self.stats = self.summary.stats
         self.total = self.summary.total

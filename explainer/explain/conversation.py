@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
+    from explainer.analysis.summary import Summary
     from explainer.explain.llm.facts import Facts
     from explainer.explain.llm.session import Outcome
 
@@ -69,12 +70,13 @@ class Conversation:
         mode: str = "auto",  # "auto", "offline" or "llm" (a str: UI and CLI pass what they read)
         baseline: Profile | None = None,
         chat_model: BaseChatModel | None = None,
+        summary: Summary | None = None,  # the profile's summary when the caller already has it
     ) -> None:
         if mode not in ("auto", "offline", "llm"):
             raise ValueError(f"mode must be auto, offline or llm, not {mode!r}")
         self.settings = settings if settings is not None else LlmSettings.from_env()
         self.mode = mode
-        self.ctx = ProfileContext(profile, baseline).prepare()
+        self.ctx = ProfileContext(profile, baseline, summary=summary).prepare()
         self.offline = OfflineExplainer(self.ctx)
         self._model = chat_model
         self.grounding = Grounding(self.ctx.unit)  # facts and every tool result of this conversation
