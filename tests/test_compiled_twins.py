@@ -141,3 +141,16 @@ def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int) -> None
         FOLD.heaviest_path(offsets, frames, np.array([1, 1], dtype=np.int64), 0, 2)
     with pytest.raises(ValueError, match="target"):
         FOLD.heaviest_path(offsets, frames, np.array([1, 1], dtype=np.int64), 5, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_allocation_sites_dense_table_matches_sorting(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    dense = attribution._all_sites(profile)
+    attribution._SITES.pop(profile)
+    saved, attribution._DENSE_KEYS = attribution._DENSE_KEYS, 0  # force the np.unique path
+    try:
+        assert attribution._all_sites(profile) == dense
+    finally:
+        attribution._DENSE_KEYS = saved

@@ -206,6 +206,7 @@ def allocation_sites(profile: Profile, n: int = 10) -> list[Site]:
 
 
 _SITES: weakref.WeakKeyDictionary[Profile, list[Site]] = weakref.WeakKeyDictionary()
+_DENSE_KEYS = 1 << 22  # (site, category) pairs summed in a table up to 32 MiB, else sorted
 
 
 def _all_sites(profile: Profile) -> list[Site]:
@@ -216,8 +217,13 @@ def _all_sites(profile: Profile) -> list[Site]:
     att = attribute(profile)
     ids = category_ids()
     keys = att.site_frame * len(ids) + att.stack_category
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    sums = sum_by(inverse.astype(np.int64), profile.values, len(uniq))
+    if len(profile.names) * len(ids) <= _DENSE_KEYS:  # a dense table: no sort of every stack's key
+        dense = sum_by(keys, profile.values, len(profile.names) * len(ids))
+        uniq = np.flatnonzero(dense)
+        sums = dense[uniq]
+    else:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        sums = sum_by(inverse.astype(np.int64), profile.values, len(uniq))
     total = profile.total
     names = profile.names
     order = sorted(range(len(uniq)), key=lambda k: (-int(sums[k]), names[int(uniq[k]) // len(ids)]))
