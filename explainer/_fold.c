@@ -8,7 +8,7 @@
  *
  * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
- * heaviest_path: the widest-bar walk of analysis/chain.py over the stacks holding a target.
+ * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets.
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  *
  * Each has a numpy twin in Python (readers/pprof.py, analysis/functions.py, analysis/chain.py,
@@ -253,28 +253,13 @@ done:
     return result;
 }
 
-/* heaviest_path(offsets, frames, values, target, n_names) -> [(name id, width), ...] from the root.
- * Over the stacks holding target (up to its outermost call), step at each depth to the frame with
- * the largest summed value (the lowest id on ties, as numpy's argmax), until target is reached. */
-static PyObject *heaviest_path(PyObject *self, PyObject *args) {
-    Py_buffer off, fr, val;
-    Py_ssize_t target, n_names;
-    if (!PyArg_ParseTuple(args, "y*y*y*nn", &off, &fr, &val, &target, &n_names)) return NULL;
-    PyObject *result = NULL, *steps = NULL;
-    const int64_t *o = off.buf, *v = val.buf; const int32_t *f = fr.buf;
-    Py_ssize_t n = val.len / 8, alive = 0;
-    int64_t *stack = PyMem_Malloc((size_t)(n ? n : 1) * 8), *reach = PyMem_Malloc((size_t)(n ? n : 1) * 8);
-    int64_t *width = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
-    int32_t *here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
-    if (!stack || !reach || !width || !here) { PyErr_NoMemory(); goto done; }
-    if (target < 0 || target >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); goto done; }
-    if (off.len / 8 != n + 1 || check_offsets(o, n, fr.len / 4)) goto done;
-    for (Py_ssize_t i = 0; i < n; i++)
-        for (int64_t p = o[i]; p < o[i + 1]; p++) {
-            CHECK_ID(p, n_names);
-            if (f[p] == target) { stack[alive] = i; reach[alive++] = p - o[i]; break; }
-        }
-    if (!(steps = PyList_New(0))) goto done;
+/* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
+ * depth, step to the frame with the largest summed value (the lowest id on ties, as numpy's argmax)
+ * among the stacks agreeing so far, until target. Returns [(name id, width), ...] from the root. */
+static PyObject *walk(const int64_t *o, const int32_t *f, const int64_t *v, int32_t target, int64_t *stack,
+                      int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
+    PyObject *steps = PyList_New(0);
+    if (!steps) return NULL;
     for (int64_t d = 0; alive; d++) {
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the one strided read of each stack per depth */
             if (j + 16 < alive) PREFETCH(&f[o[stack[j + 16]] + d]);  /* else a cache miss each */
@@ -285,7 +270,7 @@ static PyObject *heaviest_path(PyObject *self, PyObject *args) {
         for (Py_ssize_t j = 0; j < alive; j++)
             if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice)) choice = here[j];
         PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
-        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto done; }
+        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); Py_DECREF(steps); return NULL; }
         Py_DECREF(step);
         for (Py_ssize_t j = 0; j < alive; j++) width[here[j]] = 0;
         if (choice == target) break;
@@ -294,15 +279,60 @@ static PyObject *heaviest_path(PyObject *self, PyObject *args) {
             if (here[j] == choice && reach[j] > d) { stack[kept] = stack[j]; reach[kept++] = reach[j]; }
         alive = kept;
     }
-    result = steps; steps = NULL;
+    return steps;
+}
+
+#define MAX_TARGETS 16
+
+/* heaviest_paths(offsets, frames, values, targets int32[k <= 16], n_names) -> [path per target]:
+ * one pass over the frames finds each target's outermost call in every stack, then one walk each. */
+static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val, tg;
+    Py_ssize_t n_names;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &off, &fr, &val, &tg, &n_names)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf, *v = val.buf; const int32_t *f = fr.buf, *targets = tg.buf;
+    Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0};
+    int64_t *stack = NULL, *width = NULL; int32_t *reach = NULL, *here = NULL; int8_t *slot = NULL;
+    if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
+    for (Py_ssize_t t = 0; t < k; t++)
+        if (targets[t] < 0 || targets[t] >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); goto done; }
+    if (off.len / 8 != n + 1 || check_offsets(o, n, fr.len / 4)) goto done;
+    stack = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 4);
+    width = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
+    here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    slot = PyMem_Malloc((size_t)(n_names ? n_names : 1));
+    if (!stack || !reach || !width || !here || !slot) { PyErr_NoMemory(); goto done; }
+    memset(slot, -1, (size_t)n_names);
+    for (Py_ssize_t t = 0; t < k; t++) {  /* each walk compacts its own lists: targets must differ */
+        if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
+        slot[targets[t]] = (int8_t)t;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t seen = 0;
+        for (int64_t p = o[i]; p < o[i + 1]; p++) {
+            CHECK_ID(p, n_names);
+            int t = slot[f[p]];
+            if (t >= 0 && !(seen & (1u << t))) {
+                seen |= 1u << t;
+                stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - o[i]);
+            }
+        }
+    }
+    if (!(result = PyList_New(k))) goto done;
+    for (Py_ssize_t t = 0; t < k; t++) {
+        PyObject *steps = walk(o, f, v, targets[t], stack + t * n, reach + t * n, alive[t], width, here);
+        if (!steps) { Py_CLEAR(result); goto done; }
+        PyList_SET_ITEM(result, t, steps);
+    }
     goto done;
 bad_id:
     Py_CLEAR(result);
     PyErr_SetString(PyExc_ValueError, "bad frame id");
 done:
-    Py_XDECREF(steps);
-    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width); PyMem_Free(here);
-    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val);
+    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width); PyMem_Free(here); PyMem_Free(slot);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
     return result;
 }
 
@@ -336,7 +366,7 @@ static PyMethodDef methods[] = {
     {"fold_samples", fold_samples, METH_VARARGS, "Decode raw pprof samples into root-first frames."},
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
     {"attribute", attribute, METH_VARARGS, "Memory category and allocation site per stack."},
-    {"heaviest_path", heaviest_path, METH_VARARGS, "The widest-bar walk to a target function."},
+    {"heaviest_paths", heaviest_paths, METH_VARARGS, "The widest-bar walks to up to 16 target functions."},
     {"stacks_with", stacks_with, METH_VARARGS, "Whether each stack holds a wanted function."},
     {NULL, NULL, 0, NULL},
 };

@@ -62,9 +62,9 @@ def assert_twins_agree(profile: Profile) -> None:
     assert np.array_equal(fast.site_frame, slow.site_frame)
     stats = functions.function_stats(profile)
     offsets, frames, values = profile.offsets, profile.frames, profile.values
-    for target in stats.present.tolist():
-        fast_path = FOLD.heaviest_path(offsets, frames, values, target, len(profile.names))
-        assert fast_path == chain._widest_path(profile, target)
+    targets = stats.present.tolist()[:16]
+    fast_paths = FOLD.heaviest_paths(offsets, frames, values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    assert fast_paths == [chain._widest_path(profile, t) for t in targets]
     for wanted_ids in (stats.present[:1].tolist(), stats.present[::3].tolist()):
         wanted = np.zeros(len(profile.names), dtype=bool)
         wanted[wanted_ids] = True
@@ -110,9 +110,9 @@ def assert_twins_agree_big(profile: Profile) -> None:
     assert np.array_equal(fast.stack_category, slow.stack_category)
     assert np.array_equal(fast.site_frame, slow.site_frame)
     stats = functions.function_stats(profile)
-    for row in functions.top(stats, "self", 5).rows:
-        args = (profile.offsets, profile.frames, profile.values, row.id, len(profile.names))
-        assert FOLD.heaviest_path(*args) == chain._widest_path(profile, row.id)
+    targets = [row.id for row in functions.top(stats, "self", 5).rows]
+    args = (profile.offsets, profile.frames, profile.values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    assert FOLD.heaviest_paths(*args) == [chain._widest_path(profile, t) for t in targets]
 
 
 BAD_OFFSETS = [np.array([0, 2, 1, 3]), np.array([1, 3]), np.array([0, 2]), np.array([], dtype=np.int64)]
@@ -137,10 +137,14 @@ def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int) -> None
         FOLD.attribute(offsets, frames, code, cat, 0, 0, 0)
     with pytest.raises(ValueError, match="frame id"):
         FOLD.stacks_with(offsets, frames, np.zeros(2, dtype=bool))
-    with pytest.raises(ValueError, match="frame id"):  # the walk looks for function 0 in every stack
-        FOLD.heaviest_path(offsets, frames, np.array([1, 1], dtype=np.int64), 0, 2)
-    with pytest.raises(ValueError, match="target"):
-        FOLD.heaviest_path(offsets, frames, np.array([1, 1], dtype=np.int64), 5, 2)
+    values = np.array([1, 1], dtype=np.int64)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2)
+    for targets, message in (([25], "bad target"), ([0, 0], "repeat"), ([], "targets"), (list(range(17)), "targets")):
+        with pytest.raises(ValueError, match=message):
+            FOLD.heaviest_paths(
+                np.array([0, 1, 2], dtype=np.int64), frames[:2] * 0, values, np.array(targets, dtype=np.int32), 20
+            )
 
 
 @settings(max_examples=200, deadline=None)
@@ -154,3 +158,15 @@ def test_allocation_sites_dense_table_matches_sorting(stacks: list[tuple[list[st
         assert attribution._all_sites(profile) == dense
     finally:
         attribution._DENSE_KEYS = saved
+
+
+def test_batched_chains_equal_one_at_a_time_and_say_none_for_absent_targets() -> None:
+    profile = build([(["main", "a", "x"], 5), (["main", "b", "x"], 3), (["main", "b", "y"], 4), (["other"], 1)])
+    stats = functions.function_stats(profile)
+    ids = {name: profile.function_id(name) for name in ("x", "y", "b", "main")}
+    batched = chain.heaviest_chains(profile, stats, [*ids.values(), len(profile.names) + 3])
+    chain._CHAINS.pop(profile)  # one at a time, from scratch
+    for name, fid in ids.items():
+        assert batched[fid] == chain.heaviest_chain(profile, stats, fid), name
+    assert batched[len(profile.names) + 3] is None
+    assert [s.name for s in batched[ids["x"]].steps] == ["main", "a", "x"]  # type: ignore[union-attr, index]

@@ -13,13 +13,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from explainer import units
-from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
+from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import TopRow, ranked, top
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Summary
-from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
@@ -168,16 +167,10 @@ def chains_to(summary: Summary, n: int) -> list[Chain]:
     names = [r.name for r in top(summary.stats, "self", n).rows]
     if _kb is not None and any(is_allocator(name) for name in names):
         names = [s.name for s in _kb.allocation_sites(summary.profile, n)] or names
-    out: list[Chain] = []
-    for name in names:
-        fid = summary.profile.function_id(name)
-        if fid is None:
-            continue
-        try:
-            out.append(heaviest_chain(summary.profile, summary.stats, fid))
-        except NoSuchFunctionError:  # reached only off the widest path: leave it out, do not guess
-            continue
-    return out
+    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    chains = heaviest_chains(summary.profile, summary.stats, ids)  # one pass over the frames for all
+    # None: reached only off the widest path; left out, not guessed
+    return [c for c in (chains[fid] for fid in ids) if c is not None]
 
 
 def _skippable(name: str) -> bool:
