@@ -77,8 +77,9 @@ def main() -> int:
     times.sort()
     p95 = times[int(0.95 * (len(times) - 1))]
     load = os.getloadavg()[0]
-    print(f"{len(times)} questions on a {args.nodes:,}-node tree (load {load:.2f}; profile read and analysed once in {load_s:.2f} s)")
-    print(f"median {statistics.median(times):.1f} ms, p95 {p95:.1f} ms, worst {times[-1]:.1f} ms (target < {TARGET_MS:.0f} ms)")
+    print(f"{len(times)} questions on a {args.nodes:,}-node tree (load {load:.2f}; analysed once in {load_s:.2f} s)")
+    median = statistics.median(times)
+    print(f"median {median:.1f} ms, p95 {p95:.1f} ms, worst {times[-1]:.1f} ms (target < {TARGET_MS:.0f} ms)")
     return 0 if times[-1] < TARGET_MS else 1
 
 

@@ -95,7 +95,9 @@ def test_a_dutch_question_gets_a_dutch_answer_throughout(profile: str, question:
 
 
 def test_dutch_numbers_are_written_the_dutch_way() -> None:
-    text = Conversation(PROFILES["gpu"], settings=LlmSettings(), mode="offline").ask(
-        "Wat gebruikt het meeste GPU-geheugen?"
-    ).markdown
+    text = (
+        Conversation(PROFILES["gpu"], settings=LlmSettings(), mode="offline")
+        .ask("Wat gebruikt het meeste GPU-geheugen?")
+        .markdown
+    )
     assert "55,1 GB" in text and "73,8%" in text and "55.1 GB" not in text

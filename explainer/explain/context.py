@@ -26,7 +26,9 @@ class ProfileContext:
     def __init__(
         self, profile: Profile, baseline: Profile | None = None, top: int = 10, summary: Summary | None = None
     ) -> None:
-        self.summary: Summary = summary if summary is not None else summarize(profile, Options(top=top))
+        # a summary made elsewhere (the app shares one per profile across sessions) is reused when it fits
+        fits = summary is not None and summary.profile is profile and summary.options == Options(top=top)
+        self.summary: Summary = summary if fits and summary is not None else summarize(profile, Options(top=top))
         self.reading: Reading = read(self.summary)
         self.profile = self.summary.profile
         self.stats = self.summary.stats

@@ -27,7 +27,6 @@ from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, WrongClaim, footer, names_in_line
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm import prompts
-from explainer.explain.llm.facts import Facts, build_facts, count_tokens
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
 from explainer.explain.question.reader import Context, Question, read
@@ -39,6 +38,8 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
+    from explainer.analysis.summary import Summary
+    from explainer.explain.llm.facts import Facts
     from explainer.explain.llm.session import Outcome
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,8 @@ class Conversation:
 
     @cached_property
     def facts(self) -> Facts:
+        from explainer.explain.llm.facts import build_facts  # tiktoken, pydantic: the model path only
+
         facts = build_facts(self.ctx, redact_labels=self.settings.redact_labels)
         self.grounding.merge(facts.grounding)
         return facts
@@ -255,6 +258,8 @@ class Conversation:
     def _messages(self, question: str, q: Question) -> list[BaseMessage]:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+        from explainer.explain.llm.facts import count_tokens
+
         system = SystemMessage(content=prompts.load("system").render())
         template = {"meaning": "symbol", "handoff": "handoff"}.get(q.intent, "answer")
         payload: dict[str, Any] = {"facts": list(self.facts.items)}
@@ -281,6 +286,7 @@ class Conversation:
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
         messages = self._messages(question, self.read(question))
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
+
         tools = ", ".join(Toolbox(self.ctx, Grounding()).names)
         parts.append(
             f"[tools]\nThe model may call: {tools}. Their results, from this profile only, are sent back "

@@ -12,13 +12,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from explainer import knowledge, units
-from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
+from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import ranked, top
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Summary
-from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
 from explainer.reading import Reading
 from explainer.report.analyze import md_cell
@@ -137,16 +136,10 @@ def chains_to(reading: Reading, n: int) -> list[Chain]:
     names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
     if any(reading.role(name) == "allocator" for name in names):
         names = [s.name for s in reading.sites[:n]] or names
-    out: list[Chain] = []
-    for name in names:
-        fid = summary.profile.function_id(name)
-        if fid is None:
-            continue
-        try:
-            out.append(heaviest_chain(summary.profile, summary.stats, fid))
-        except NoSuchFunctionError:  # reached only off the widest path: leave it out, do not guess
-            continue
-    return out
+    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    chains = heaviest_chains(summary.profile, summary.stats, ids)  # one pass over the frames for all
+    # None: reached only off the widest path; left out, not guessed
+    return [c for c in (chains[fid] for fid in ids) if c is not None]
 
 
 def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:

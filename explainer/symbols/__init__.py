@@ -11,7 +11,7 @@ labels once and settles the shapes several languages share.
 """
 
 from explainer.symbols.decode import decode, explain_symbol
-from explainer.symbols.model import LANGUAGES, MAX_DISPLAY, Symbol, clean, terminal_safe
+from explainer.symbols.model import LANGUAGES, MAX_DISPLAY, Symbol, clean
 from explainer.symbols.runtime import Runtime, guess_runtime
 
 __all__ = [
@@ -23,5 +23,4 @@ __all__ = [
     "decode",
     "explain_symbol",
     "guess_runtime",
-    "terminal_safe",
 ]

@@ -6,7 +6,6 @@ profile for matching. Every part a decoder quotes in a meaning goes through it t
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -67,15 +66,6 @@ def clean(name: str, limit: int = MAX_DISPLAY) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
-
-
-_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with C0/C1 controls (ESC, CR, backspace...), bidi and zero-width marks replaced by
-    U+FFFD; newlines and tabs stay, so a report keeps its layout but cannot drive the terminal."""
-    return _TERMINAL_UNSAFE.sub("\ufffd", text)
 
 
 def make(raw: str, kind: str, meaning: str, language: str = "", **parts: str | int | bool) -> Symbol:

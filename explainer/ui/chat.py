@@ -17,6 +17,7 @@ from explainer.explain.safety import defang_images
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean
+from explainer.ui.cache import summary as shared_summary
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData, Turn
 
@@ -202,7 +203,11 @@ def conversation(
         state.pending, state.focus, state.conversation_key = None, "", key
     if mode not in state.conversations:
         state.conversations[mode] = Conversation(
-            profile, settings=without_secrets(settings), mode="llm" if mode == MODEL else "offline", baseline=baseline
+            profile,
+            settings=without_secrets(settings),
+            mode="llm" if mode == MODEL else "offline",
+            baseline=baseline,
+            summary=shared_summary(profile),  # the page's, not a second analysis per session
         )
     return Keyed(state.conversations[mode], settings)
 
