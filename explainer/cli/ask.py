@@ -11,10 +11,10 @@ grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``,
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             hint="use --llm auto to accept the offline answer",
         )
     if args.format == "json":
-        json.dump(answer_json(answer), out, indent=2, ensure_ascii=False)
+        out.write(json_text(answer_json(answer)))
         out.write("\n")
     else:
         out.write(answer.markdown.rstrip("\n") + "\n")

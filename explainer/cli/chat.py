@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from collections.abc import Iterator
 from typing import TextIO
 
 from explainer.cli.ask import MODES, answer_json
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError, SourceNotFoundError
 from explainer.readers import read_path
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> i
             break
         answer = conv.ask(question)
         if args.format == "json":
-            out.write(json.dumps({"question": question, **answer_json(answer)}, ensure_ascii=False) + "\n")
+            out.write(json_text({"question": question, **answer_json(answer)}, indent=None) + "\n")
         else:
             out.write(answer.markdown.rstrip("\n") + "\n\n")
         out.flush()

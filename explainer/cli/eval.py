@@ -9,10 +9,10 @@ chat's own checks, and writes the report as Markdown (stdout, or ``--markdown FI
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
+from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
 
 EXIT_BELOW = 1
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     result = runner.run(qs, settings, progress=progress)
     markdown = report.to_markdown(result, args.min_score)
     if args.json:
-        write_atomic(args.json, json.dumps(report.to_json(result, args.min_score), indent=2, ensure_ascii=False) + "\n")
+        write_atomic(args.json, json_text(report.to_json(result, args.min_score)) + "\n")
     if args.markdown:
         write_atomic(args.markdown, markdown)
     else:

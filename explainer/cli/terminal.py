@@ -7,6 +7,7 @@ or change the window title. Kept free of heavy imports: ``explainer --help`` loa
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any, TextIO
@@ -35,3 +36,10 @@ class TerminalText:
 
     def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
         return getattr(self.inner, name)
+
+
+def json_text(obj: Any, *, indent: int | None = 2) -> str:
+    """``obj`` as JSON that is exact data and safe on a terminal: every character that could drive
+    one is written as its ``\\uXXXX`` escape (JSON already escapes the C0 controls)."""
+    text = json.dumps(obj, indent=indent, ensure_ascii=False)
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
