@@ -27,6 +27,7 @@ REST = re.compile(
     r"|overig\w*|resterend\w*|behalve)\b",
     re.I,
 )
+MAX_OPERANDS = 24  # per kind and claim: a line naming 100 functions still costs milliseconds
 _SHOW = {"bytes": units.format_bytes, "time": units.format_duration_ns}
 Operands = dict[float, float]  # value -> half of the step it was shown with
 
@@ -58,6 +59,7 @@ class Pool:
         self, kind: str, readings: tuple[tuple[float, float], ...], local: dict[str, Operands], text: str
     ) -> tuple[float, str] | None:
         """(the derived value, how: "74.7 GB − 55.1 GB") when the arithmetic holds, else None."""
+        local = {k: dict(list(ops.items())[:MAX_OPERANDS]) for k, ops in local.items()}
         if kind == "ratio":
             return _ratio(local, readings)
         found = _share(local, readings) if kind == "percent" else None
