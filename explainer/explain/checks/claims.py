@@ -30,6 +30,7 @@ _RATIO = re.compile(
     r"(?=\s+(?:the|as|more|larger|bigger|greater|smaller|higher|lower|what|that|than|its|zo|zoveel|meer|groter|de|het)\b)",
     re.I,
 )
+_FACTOR = re.compile(rf"\b(?:a )?factor (?:of )?(?:about |roughly |~)?(?P<num>{units.NUMBER_PATTERN})(?!\d)", re.I)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _MASKS = re.compile(r"\[F\d+\]|https?://\S+|<<<PROFILE_DATA[^\n]*|PROFILE_DATA>>>")
 _LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
@@ -108,6 +109,10 @@ def quantities(line: str) -> list[Quantity]:
 
 def _ratios(line: str, masked: str) -> list[Quantity]:
     out = []
+    for m in _FACTOR.finditer(masked):
+        out.append(
+            Quantity(line[m.start() : m.end()], m.start(), m.end(), "ratio", units.number_readings(m.group("num")))
+        )
     for m in _RATIO.finditer(masked):
         word = m.group("num").lower()
         readings: tuple[tuple[float, float], ...]

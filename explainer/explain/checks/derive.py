@@ -18,7 +18,7 @@ from explainer import units
 
 CUE = re.compile(
     r"\b(?:rest|remaining|remainder|others?|else|apart|besides|excluding|except|leaves?|left|together|combined"
-    r"|in all|adds? up|sum|plus|minus|difference|more than|less than|gap|points?|grew|shrank|increased?|decreased?"
+    r"|in all|adds? up|sum|plus|minus|difference|more|less|gap|points?|grew|shrank|increased?|decreased?"
     r"|overig\w*|resterend\w*|samen|verschil|opgeteld|behalve|zonder|meer dan|minder dan)\b|\+|−",
     re.I,
 )

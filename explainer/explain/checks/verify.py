@@ -188,7 +188,10 @@ class LineVerifier:
             if any(g.overlaps(q.kind, r, h) for r, h in q.readings):
                 self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
                 return "unbound", ""  # a grounded value that belongs to no subject (a coverage, a caveat)
-            self._fail(q, subject, f"{q.text} is not a value of {_label(subject)}", expected, "unknown")
+            reason = f"{q.text} is not a value of {_label(subject)}"
+            if q.kind == "ratio":
+                reason = f"{q.text} is no ratio of the values this claim names"
+            self._fail(q, subject, reason, expected, "unknown")
             return "wrong", f" [unverified; {_label(subject)}: {expected}]" if expected else FLAG
         return self._unbound(q, clause)
 
