@@ -34,7 +34,7 @@ from explainer.explain.checks.claims import (
     refers_back,
 )
 from explainer.explain.checks.derive import Operands, Pool
-from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject
+from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject, function
 from explainer.explain.checks.names import NameIndex
 from explainer.symbols import clean
 
@@ -147,7 +147,8 @@ class LineVerifier:
         for name, end in names_in_line(line):
             if not self._name_ok(name):
                 self.unverified.append(f"{name} (not a function in this profile)")
-                self.wrong.append(WrongClaim(name, None, "not a function in this profile", None, "name"))
+                reason = f"{_label(function(name))} is not a function in this profile"
+                self.wrong.append(WrongClaim(name, None, reason, None, "name"))
                 inserts.append((end, NAME_FLAG))
         for at, mark in sorted(inserts, reverse=True):
             line = line[:at] + mark + line[at:]
