@@ -43,7 +43,7 @@ def grounding(answer: dict[str, Any]) -> Grounding:
 
 
 def check(answer: dict[str, Any], pieces: list[str] | None = None) -> LineVerifier:
-    v = LineVerifier(grounding(answer), context(answer["profile"]).names)
+    v = LineVerifier(grounding(answer), context(answer["profile"]).names, question=answer.get("question", ""))
     text = answer["text"].strip("\n")
     v.shown = "".join(v.feed(p) for p in (pieces or [text])) + v.finish()  # type: ignore[attr-defined]
     return v

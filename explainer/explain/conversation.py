@@ -145,7 +145,9 @@ class Conversation:
         intent = classify(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
-        verifier = LineVerifier(grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line)[0])
+        verifier = LineVerifier(
+            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line)[0], question=question
+        )
         outcome = Outcome()
         shown: list[str] = []
         size = 0

@@ -37,6 +37,7 @@ _LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
 _DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
 _FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
 _TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
+_WEAK_TOTAL = re.compile(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
 # the whole of a share: "73.8% of the 74.7 GB", "van de 74,7 GB"
 _WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
 _CLAUSE_BREAK = re.compile(
@@ -220,7 +221,10 @@ class SubjectFinder:
                     taken.append((m.start(), m.end()))
                     out.append(Mention(m.start(), m.end(), (key,)))
         if TOTAL.key in self.grounding.subjects:
-            out += [Mention(m.start(), m.end(), (TOTAL.key,)) for m in _TOTAL_WORDS.finditer(plain)]
+            for m in _TOTAL_WORDS.finditer(plain):
+                # "a total of 8.7 GB", "its total": some function's total, not the profile's
+                weak = _WEAK_TOTAL.search(plain[max(0, m.start() - 8) : m.start()])
+                out.append(Mention(m.start(), m.end(), () if weak else (TOTAL.key,)))
         return sorted(out, key=lambda m: m.start)
 
     def _function_keys(self, name: str) -> tuple[str, ...]:

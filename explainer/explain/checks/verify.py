@@ -97,6 +97,7 @@ class LineVerifier:
     grounding: Grounding
     names: NameIndex
     transform: Callable[[str], str] | None = None  # applied to each line first (e.g. sanitising)
+    question: str = ""  # what was asked: "It uses 8.7 GB" at the start of the answer is about its subject
     checked: int = 0
     unverified: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(
@@ -126,6 +127,7 @@ class LineVerifier:
             line = self.transform(line)
         if self._finder is None:
             self._finder = SubjectFinder(self.grounding, self.names)
+            self._previous = [m for m in self._finder.find(self.question) if m.keys]
             for kind in ("bytes", "time", "percent"):
                 values = self.grounding.values_of(TOTAL.key, kind)
                 if values:
