@@ -444,6 +444,7 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
                 "expected": "74.7 GB",
             }
         ],
+        "derived_claims": [],
     }
     assert CANARY not in out.getvalue() + err.getvalue()
 
