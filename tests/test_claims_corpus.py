@@ -62,7 +62,7 @@ def test_the_corpus_is_big_and_covers_every_kind() -> None:
             kinds.setdefault(kind, []).append(bool(a["wrong"]))
     for kind in ("rounded", "gib", "derived", "misattributed", "table", "list", "follow-up", "dutch", "diff"):
         assert len(kinds[kind]) >= 3, kind
-    for kind in ("table", "list", "dutch", "diff", "follow-up", "gib", "ratio"):
+    for kind in ("table", "list", "dutch", "diff", "follow-up", "gib", "ratio", "role", "part"):
         assert any(kinds[kind]) and not all(kinds[kind]), kind  # right and wrong answers of each form
 
 

@@ -43,15 +43,16 @@ class Writer:
 
     # numbers, recorded as they are written
     # ``about``: whose value it is (a function's name, a category, the total), for the claim check
-    def v(self, raw: int, about: About = None) -> str:
-        return self.g.value(raw, about=about)
+    # ``role``: "self" or "total" when the value is that of ``about``
+    def v(self, raw: int, about: About = None, role: str | None = None) -> str:
+        return self.g.value(raw, about=about, role=role)
 
-    def p(self, part: float, whole: float | None = None, about: About = None) -> str:
-        return self.g.share(part, self.ctx.total if whole is None else whole, about)
+    def p(self, part: float, whole: float | None = None, about: About = None, role: str | None = None) -> str:
+        return self.g.share(part, self.ctx.total if whole is None else whole, about, role)
 
-    def vp(self, raw: int, about: About = None) -> str:
+    def vp(self, raw: int, about: About = None, role: str | None = None) -> str:
         """``55.1 GB (73.8%)``."""
-        return f"{self.v(raw, about)} ({self.p(raw, about=about)})"
+        return f"{self.v(raw, about, role)} ({self.p(raw, about=about, role=role)})"
 
     def n(self, count: int) -> str:
         return self.g.count(count)

@@ -129,6 +129,20 @@ def _ratios(line: str, masked: str) -> list[Quantity]:
     return out
 
 
+# "self of 720 MB", "a total of 1.1 GB", "self: 0 B" / "720 MB of self", "1.1 GB total", "1.1 GB in total"
+_ROLE_BEFORE = re.compile(r"\b(self|total)(?:\s+(?:of|is|was|=|at))?\s*[:=]?\s*(?:only\s+|about\s+|~)?$", re.I)
+_ROLE_AFTER = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:(?:of|in)\s+)?(?:its\s+|their\s+)?(self|total)\b", re.I)
+
+
+def role(line: str, q: Quantity) -> str | None:
+    """ "self" or "total" when the words right next to ``q`` say which it is."""
+    after = _ROLE_AFTER.match(line[q.end : q.end + 24])
+    if after:
+        return after.group(1).lower()
+    before = _ROLE_BEFORE.search(line[max(0, q.start - 16) : q.start])
+    return before.group(1).lower() if before else None
+
+
 def is_whole(line: str, q: Quantity) -> bool:
     """Is ``q`` the whole of a share ("73.8% of the 74.7 GB")?"""
     return bool(_WHOLE.search(line[max(0, q.start - 24) : q.start]))
