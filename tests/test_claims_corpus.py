@@ -43,7 +43,7 @@ def grounding(answer: dict[str, Any]) -> Grounding:
 
 
 def check(answer: dict[str, Any], pieces: list[str] | None = None) -> LineVerifier:
-    v = LineVerifier(grounding(answer), context(answer["profile"]).names)
+    v = LineVerifier(grounding(answer), context(answer["profile"]).names, question=answer.get("question", ""))
     text = answer["text"].strip("\n")
     v.shown = "".join(v.feed(p) for p in (pieces or [text])) + v.finish()  # type: ignore[attr-defined]
     return v
@@ -62,7 +62,7 @@ def test_the_corpus_is_big_and_covers_every_kind() -> None:
             kinds.setdefault(kind, []).append(bool(a["wrong"]))
     for kind in ("rounded", "gib", "derived", "misattributed", "table", "list", "follow-up", "dutch", "diff"):
         assert len(kinds[kind]) >= 3, kind
-    for kind in ("table", "list", "dutch", "diff", "follow-up", "gib", "ratio"):
+    for kind in ("table", "list", "dutch", "diff", "follow-up", "gib", "ratio", "role", "part"):
         assert any(kinds[kind]) and not all(kinds[kind]), kind  # right and wrong answers of each form
 
 
@@ -138,3 +138,13 @@ def test_dutch_answers_with_spaces_before_percent_and_thousands_dots() -> None:
     assert v.wrong == [] and v.counts["verified"] == 4
     wrong = check({"profile": "demo", "text": "De KV-cache: 56,1 GB (73,8 %).\n"})
     assert verdicts(wrong) == ["unknown 56,1 GB"] and wrong.wrong[0].expected == "55.1 GB"
+
+
+def test_a_hostile_answer_is_checked_in_bounded_work() -> None:
+    """A line naming every function with many numbers: the derivations are capped, the verdicts still exact."""
+    ctx = context("demo")
+    names = " ".join(f"`{n}` {i}.{i % 10} GB," for i, n in enumerate(ctx.profile.names))
+    line = f"Together {names} add up to 999.9 GB.\n" * 20
+    v = check({"profile": "demo", "text": line})
+    assert v.checked == 20 * (len(ctx.profile.names) + 1)
+    assert "999.9 GB" in v.unverified

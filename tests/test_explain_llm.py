@@ -436,8 +436,15 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
         "unbound": 0,
         "wrong": 1,
         "wrong_claims": [
-            {"text": "99.9 GB", "subject": None, "reason": "99.9 GB is not in this profile's facts", "expected": None}
+            # "It" is what the question asked about: the total
+            {
+                "text": "99.9 GB",
+                "subject": "the total",
+                "reason": "99.9 GB is not a value of the total",
+                "expected": "74.7 GB",
+            }
         ],
+        "derived_claims": [],
     }
     assert CANARY not in out.getvalue() + err.getvalue()
 

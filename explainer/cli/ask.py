@@ -4,7 +4,8 @@ JSON contract: ``answer`` (Markdown), ``mode`` (``offline`` or ``llm``), ``verif
 ``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed), the
 numbers ``verified`` (values of the subject their claim names), ``derived`` (worked out from
 grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``, and
-``wrong_claims``: ``{text, subject, reason, expected}`` for every failed claim; also ``notice``
+``wrong_claims``: ``{text, subject, reason, expected}`` for every failed claim, and
+``derived_claims``: ``{text, from}`` (the grounded values each derived number came from); also ``notice``
 (why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
 """
 
@@ -59,6 +60,7 @@ def verification_json(v: Verification) -> dict[str, Any]:
         "unbound": v.unbound,
         "wrong": v.wrong,
         "wrong_claims": [w.as_dict() for w in v.wrong_claims],
+        "derived_claims": [{"text": text, "from": how} for text, how in v.derived_claims],
     }
 
 

@@ -58,7 +58,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not settings.configured:
         raise ModelUnavailableError(
             "explainer eval needs a model: set EXPLAINER_MODEL (or --model) and OPENAI_API_KEY, "
-            "OPENAI_BASE_URL for a compatible server, or the AZURE_OPENAI_* variables"
+            "OPENAI_BASE_URL for a compatible server, or the AZURE_OPENAI_* variables",
+            hint="eval measures a model, so it has no offline mode",
         )
     qs = questions.load(args.set) if args.set else questions.BUILT_IN
 

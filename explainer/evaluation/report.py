@@ -100,7 +100,8 @@ def to_markdown(run: Run, min_score: float) -> str:
             if w is None:
                 lines.append(f"- {md_cell(r.question.id)}: {md_cell(r.note)}")
             else:
+                # reasons are our own sentences with names already in neutralised code spans
                 expected = w.get("expected")
-                right = f" (right: {md_cell(expected)})" if expected else ""
-                lines.append(f"- {md_cell(r.question.id)}: {md_cell(w['reason'] or '')}{right}")
+                right = f" (right: {expected})" if expected else ""
+                lines.append(f"- {md_cell(r.question.id)}: {(w['reason'] or '')[:300]}{right}")
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from functools import cache
 
 from explainer.evaluation.profiles import PACKAGED, packaged
 from explainer.evaluation.questions import Question
-from explainer.explain import Conversation, LlmSettings
+from explainer.explain import Conversation, LlmSettings, Verification
 from explainer.explain.checks.claims import aliases, quantities
 from explainer.explain.checks.verify import names_in_line
 from explainer.explain.context import ProfileContext
@@ -100,8 +100,8 @@ def ask(q: Question, settings: LlmSettings, clock: Callable[[], float] = time.mo
     start = clock()
     answer = conv.ask(q.question)
     latency = clock() - start
-    v = answer.verification
     answered = answer.mode == "llm" and not answer.incomplete
+    v = answer.verification if answered else Verification()  # nothing the offline fallback wrote counts
     # an unanswered question is scored on nothing the offline fallback wrote
     text = _MARK.sub("", answer.markdown.split(_FOOTER, 1)[0]) if answered else ""
     return Result(

@@ -59,10 +59,11 @@ class Verification:
     unbound: int = 0  # numbers in claims naming no known subject, found among the facts
     wrong: int = 0  # numbers misattributed or not in the facts
     wrong_claims: list[WrongClaim] = field(default_factory=list)  # every failed claim, names included
+    derived_claims: list[tuple[str, str]] = field(default_factory=list)  # (number, the values it came from)
 
     @classmethod
     def of(cls, v: LineVerifier) -> Verification:
-        return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong)
+        return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong, derived_claims=v.derivations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ class Conversation:
         toolbox = Toolbox(self.ctx, grounding)
         hosts = self.settings.link_hosts
         verifier = LineVerifier(
-            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0]
+            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0], question=question
         )
         outcome = Outcome()
         shown: list[str] = []

@@ -82,15 +82,17 @@ class Writer:
 
     # numbers, recorded as they are written, in the answer's notation ("55,1 GB" in Dutch)
     # ``about``: whose value it is (a function's name, a category, the total), for the claim check
-    def v(self, raw: int, about: About = None) -> str:
-        return units.localize(self.g.value(raw, about=about), self.lang)
+    # ``role``: "self" or "total" when the value is that of ``about``
+    def v(self, raw: int, about: About = None, role: str | None = None) -> str:
+        return units.localize(self.g.value(raw, about=about, role=role), self.lang)
 
-    def p(self, part: float, whole: float | None = None, about: About = None) -> str:
-        return units.localize(self.g.share(part, self.ctx.total if whole is None else whole, about), self.lang)
+    def p(self, part: float, whole: float | None = None, about: About = None, role: str | None = None) -> str:
+        whole = self.ctx.total if whole is None else whole
+        return units.localize(self.g.share(part, whole, about, role), self.lang)
 
-    def vp(self, raw: int, about: About = None) -> str:
+    def vp(self, raw: int, about: About = None, role: str | None = None) -> str:
         """``55.1 GB (73.8%)``."""
-        return f"{self.v(raw, about)} ({self.p(raw, about=about)})"
+        return f"{self.v(raw, about, role)} ({self.p(raw, about=about, role=role)})"
 
     def n(self, count: int) -> str:
         return units.localize(self.g.count(count), self.lang)

@@ -30,12 +30,14 @@ _RATIO = re.compile(
     r"(?=\s+(?:the|as|more|larger|bigger|greater|smaller|higher|lower|what|that|than|its|zo|zoveel|meer|groter|de|het)\b)",
     re.I,
 )
+_FACTOR = re.compile(rf"\b(?:a )?factor (?:of )?(?:about |roughly |~)?(?P<num>{units.NUMBER_PATTERN})(?!\d)", re.I)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _MASKS = re.compile(r"\[F\d+\]|https?://\S+|<<<PROFILE_DATA[^\n]*|PROFILE_DATA>>>")
 _LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
 _DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
 _FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
 _TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
+_WEAK_TOTAL = re.compile(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
 # the whole of a share: "73.8% of the 74.7 GB", "van de 74,7 GB"
 _WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
 _CLAUSE_BREAK = re.compile(
@@ -108,6 +110,10 @@ def quantities(line: str) -> list[Quantity]:
 
 def _ratios(line: str, masked: str) -> list[Quantity]:
     out = []
+    for m in _FACTOR.finditer(masked):
+        out.append(
+            Quantity(line[m.start() : m.end()], m.start(), m.end(), "ratio", units.number_readings(m.group("num")))
+        )
     for m in _RATIO.finditer(masked):
         word = m.group("num").lower()
         readings: tuple[tuple[float, float], ...]
@@ -121,6 +127,20 @@ def _ratios(line: str, masked: str) -> list[Quantity]:
             continue  # a plain number before "the": not a ratio
         out.append(Quantity(line[m.start() : m.end()], m.start(), m.end(), "ratio", readings))
     return out
+
+
+# "self of 720 MB", "a total of 1.1 GB", "self: 0 B" / "720 MB of self", "1.1 GB total", "1.1 GB in total"
+_ROLE_BEFORE = re.compile(r"\b(self|total)(?:\s+(?:of|is|was|=|at))?\s*[:=]?\s*(?:only\s+|about\s+|~)?$", re.I)
+_ROLE_AFTER = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:(?:of|in)\s+)?(?:its\s+|their\s+)?(self|total)\b", re.I)
+
+
+def role(line: str, q: Quantity) -> str | None:
+    """ "self" or "total" when the words right next to ``q`` say which it is."""
+    after = _ROLE_AFTER.match(line[q.end : q.end + 24])
+    if after:
+        return after.group(1).lower()
+    before = _ROLE_BEFORE.search(line[max(0, q.start - 16) : q.start])
+    return before.group(1).lower() if before else None
 
 
 def is_whole(line: str, q: Quantity) -> bool:
@@ -215,7 +235,10 @@ class SubjectFinder:
                     taken.append((m.start(), m.end()))
                     out.append(Mention(m.start(), m.end(), (key,)))
         if TOTAL.key in self.grounding.subjects:
-            out += [Mention(m.start(), m.end(), (TOTAL.key,)) for m in _TOTAL_WORDS.finditer(plain)]
+            for m in _TOTAL_WORDS.finditer(plain):
+                # "a total of 8.7 GB", "its total": some function's total, not the profile's
+                weak = _WEAK_TOTAL.search(plain[max(0, m.start() - 8) : m.start()])
+                out.append(Mention(m.start(), m.end(), () if weak else (TOTAL.key,)))
         return sorted(out, key=lambda m: m.start)
 
     def _function_keys(self, name: str) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from explainer import units
 
 CUE = re.compile(
     r"\b(?:rest|remaining|remainder|others?|else|apart|besides|excluding|except|leaves?|left|together|combined"
-    r"|in all|adds? up|sum|plus|minus|difference|more than|less than|gap|points?|grew|shrank|increased?|decreased?"
+    r"|in all|adds? up|sum|plus|minus|difference|more|less|gap|points?|grew|shrank|increased?|decreased?"
     r"|overig\w*|resterend\w*|samen|verschil|opgeteld|behalve|zonder|meer dan|minder dan)\b|\+|−",
     re.I,
 )
@@ -27,6 +27,7 @@ REST = re.compile(
     r"|overig\w*|resterend\w*|behalve)\b",
     re.I,
 )
+MAX_OPERANDS = 24  # per kind and claim: a line naming 100 functions still costs milliseconds
 _SHOW = {"bytes": units.format_bytes, "time": units.format_duration_ns}
 Operands = dict[float, float]  # value -> half of the step it was shown with
 
@@ -58,6 +59,7 @@ class Pool:
         self, kind: str, readings: tuple[tuple[float, float], ...], local: dict[str, Operands], text: str
     ) -> tuple[float, str] | None:
         """(the derived value, how: "74.7 GB − 55.1 GB") when the arithmetic holds, else None."""
+        local = {k: dict(list(ops.items())[:MAX_OPERANDS]) for k, ops in local.items()}
         if kind == "ratio":
             return _ratio(local, readings)
         found = _share(local, readings) if kind == "percent" else None

@@ -53,6 +53,7 @@ class Grounding:
     subjects: dict[str, Subject] = field(default_factory=dict)
     owned: dict[str, dict[str, set[float]]] = field(default_factory=dict)  # subject key -> kind -> values
     wholes: dict[str, set[str]] = field(default_factory=dict)  # subject key -> what it is part of
+    roles: dict[tuple[str, str, float], set[str]] = field(default_factory=dict)  # (key, kind, value) -> self/total
     _arrays: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 
     def add(self, kind: str, value: float, half: float = 0.0) -> None:
@@ -60,7 +61,7 @@ class Grounding:
         self._hi[kind].append(value + half)
         self._arrays = None
 
-    def own(self, about: About, kind: str, value: float) -> None:
+    def own(self, about: About, kind: str, value: float, role: str | None = None) -> None:
         """Record ``value`` as one of ``about``'s own (its self, total, share, before, after...)."""
         for one in about if isinstance(about, tuple) else (about,):
             if one is None:
@@ -68,25 +69,28 @@ class Grounding:
             subject = one if isinstance(one, Subject) else function(one)
             self.subjects.setdefault(subject.key, subject)
             self.owned.setdefault(subject.key, {}).setdefault(kind, set()).add(value)
+            if role is not None:
+                self.roles.setdefault((subject.key, kind, value), set()).add(role)
 
     def part_of(self, part: str, whole: Subject) -> None:
         """Record that function ``part`` belongs to ``whole`` (its category), as the facts say."""
         self.wholes.setdefault(function(part).key, set()).add(whole.key)
 
-    def value(self, raw: float, unit: str | None = None, about: About = None) -> str:
+    def value(self, raw: float, unit: str | None = None, about: About = None, role: str | None = None) -> str:
+        """``role``: "self" or "total" when the value is one of ``about``'s (checked against "720 MB of self")."""
         unit = unit or self.unit
         kind = units.kind_of(unit)
         if kind in ("bytes", "time"):
             base = units.to_base(raw, unit)
             self.add(kind, base)
-            self.own(about, kind, base)
+            self.own(about, kind, base, role)
         self.add("bare", float(raw))
         return units.format_value(raw, unit)
 
-    def share(self, part: float, whole: float, about: About = None) -> str:
+    def share(self, part: float, whole: float, about: About = None, role: str | None = None) -> str:
         pct = 100.0 * units.share(part, whole)
         self.add("percent", pct)
-        self.own(about, "percent", pct)
+        self.own(about, "percent", pct, role)
         return units.format_share(part, whole)
 
     def count(self, n: int) -> str:
@@ -108,6 +112,8 @@ class Grounding:
             self._lo[k] += other._lo[k]
             self._hi[k] += other._hi[k]
         self.texts += other.texts
+        for role_key, roles in other.roles.items():
+            self.roles.setdefault(role_key, set()).update(roles)
         for key, wholes in other.wholes.items():
             self.wholes.setdefault(key, set()).update(wholes)
         for key, subject in other.subjects.items():

@@ -8,7 +8,8 @@ Each number is judged inside its claim (:mod:`~explainer.explain.checks.claims`)
 - **unbound**: the claim names no subject the grounding knows, and the number is some grounded
   value of its kind (units convert: 55.1 GB and 51.3 GiB both match 55,100,000,000 bytes), or it
   is one that belongs to no subject;
-- **wrong**: it belongs to another subject than the one named (misattributed), or to nothing.
+- **wrong**: it belongs to another subject than the one named (misattributed), it is the subject's
+  total written as its self or the other way ("1.1 GB of self"), or it belongs to nothing.
 
 A number passes when the interval its written precision allows (``55.1 GB`` is 55.05 to 55.15
 GB) contains the value. Checking is line by line with the state of one answer, so a streamed
@@ -32,9 +33,10 @@ from explainer.explain.checks.claims import (
     name_spans,
     quantities,
     refers_back,
+    role,
 )
 from explainer.explain.checks.derive import Operands, Pool
-from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject
+from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject, function
 from explainer.explain.checks.names import NameIndex
 from explainer.symbols import clean
 
@@ -59,7 +61,7 @@ class WrongClaim:
     subject: str | None
     reason: str
     expected: str | None
-    kind: Literal["misattributed", "unknown", "name"] = "unknown"
+    kind: Literal["misattributed", "role", "unknown", "name"] = "unknown"
 
     def as_dict(self) -> dict[str, str | None]:
         return {"text": self.text, "subject": self.subject, "reason": self.reason, "expected": self.expected}
@@ -97,6 +99,7 @@ class LineVerifier:
     grounding: Grounding
     names: NameIndex
     transform: Callable[[str], str] | None = None  # applied to each line first (e.g. sanitising)
+    question: str = ""  # what was asked: "It uses 8.7 GB" at the start of the answer is about its subject
     checked: int = 0
     unverified: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(
@@ -126,6 +129,7 @@ class LineVerifier:
             line = self.transform(line)
         if self._finder is None:
             self._finder = SubjectFinder(self.grounding, self.names)
+            self._previous = [m for m in self._finder.find(self.question) if m.keys]
             for kind in ("bytes", "time", "percent"):
                 values = self.grounding.values_of(TOTAL.key, kind)
                 if values:
@@ -147,7 +151,8 @@ class LineVerifier:
         for name, end in names_in_line(line):
             if not self._name_ok(name):
                 self.unverified.append(f"{name} (not a function in this profile)")
-                self.wrong.append(WrongClaim(name, None, "not a function in this profile", None, "name"))
+                reason = f"{_label(function(name))} is not a function in this profile"
+                self.wrong.append(WrongClaim(name, None, reason, None, "name"))
                 inserts.append((end, NAME_FLAG))
         for at, mark in sorted(inserts, reverse=True):
             line = line[:at] + mark + line[at:]
@@ -159,19 +164,20 @@ class LineVerifier:
         keys = list(dict.fromkeys(k for m in mentions for k in m.keys))
         if keys and is_whole(line, q) and TOTAL.key in self.grounding.subjects:
             keys.append(TOTAL.key)
-        verdict, mark = self._verdict(q, keys, self._nearest(q, mentions), clause)
+        verdict, mark = self._verdict(line, q, keys, self._nearest(q, mentions), clause)
         self.counts[verdict] += 1
         return mark
 
-    def _verdict(self, q: Quantity, keys: list[str], subject: Subject | None, clause: str) -> tuple[Verdict, str]:
+    def _verdict(
+        self, line: str, q: Quantity, keys: list[str], subject: Subject | None, clause: str
+    ) -> tuple[Verdict, str]:
         g = self.grounding
         if q.kind == "bare" or q.below:
             return self._unbound(q, clause)
-        own = self._own(q.kind, keys)
-        hit = next((v for v in own if any(abs(v - r) <= h for r, h in q.readings)), None)
-        if hit is not None:
-            self._wrote(q.kind, hit)
-            return "verified", ""
+        hits = [(k, v) for k in keys for v in g.values_of(k, q.kind) if any(abs(v - r) <= h for r, h in q.readings)]
+        if hits:
+            self._wrote(q.kind, hits[0][1])
+            return self._role_check(line, q, hits)
         derived = self._derive(q, keys, clause)
         if derived:
             return "derived", ""
@@ -188,7 +194,10 @@ class LineVerifier:
             if any(g.overlaps(q.kind, r, h) for r, h in q.readings):
                 self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
                 return "unbound", ""  # a grounded value that belongs to no subject (a coverage, a caveat)
-            self._fail(q, subject, f"{q.text} is not a value of {_label(subject)}", expected, "unknown")
+            reason = f"{q.text} is not a value of {_label(subject)}"
+            if q.kind == "ratio":
+                reason = f"{q.text} is no ratio of the values this claim names"
+            self._fail(q, subject, reason, expected, "unknown")
             return "wrong", f" [unverified; {_label(subject)}: {expected}]" if expected else FLAG
         return self._unbound(q, clause)
 
@@ -222,8 +231,22 @@ class LineVerifier:
         if kind in ("bytes", "time", "percent"):
             self._claim.setdefault(kind, {})[value] = units.display_half(value, kind) if half is None else half
 
-    def _own(self, kind: str, keys: list[str]) -> list[float]:
-        return [v for k in keys for v in self.grounding.values_of(k, kind)]
+    def _role_check(self, line: str, q: Quantity, hits: list[tuple[str, float]]) -> tuple[Verdict, str]:
+        """A value of the subject, but written as its self when it is its total (or the other way)."""
+        said = role(line, q)
+        known = [(k, self.grounding.roles.get((k, q.kind, v))) for k, v in hits]
+        if said is None or any(roles is None or said in roles for _, roles in known):
+            return "verified", ""
+        key = known[0][0]
+        subject = self.grounding.subjects[key]
+        other = "total" if said == "self" else "self"
+        right = sorted(
+            v for (k, kind, v), r in self.grounding.roles.items() if k == key and kind == q.kind and said in r
+        )
+        expected = " or ".join(_show(q.kind, v, "ib" in q.text.lower()) for v in right[:2]) or None
+        reason = f"{q.text} is {_possessive(_label(subject))} {other}, not its {said}"
+        self._fail(q, subject, reason, expected, "role")
+        return "wrong", f" [wrong: {reason}" + (f"; its {said}: {expected}]" if expected else "]")
 
     def _owners(self, q: Quantity) -> list[Subject]:
         return [s for r, h in q.readings for s in self.grounding.owners(q.kind, r, h)]

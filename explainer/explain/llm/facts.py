@@ -105,9 +105,9 @@ class _Collector:
     def name(self, name: str) -> str:
         return clean(name[: self.limits.name + 1], self.limits.name)
 
-    def vs(self, g: Grounding, value: int, about: About = None) -> str:
-        """``55.1 GB (73.8%)``, recorded (as a value of ``about`` when it is one's)."""
-        return f"{g.value(value, about=about)} ({g.share(value, self.ctx.total, about)})"
+    def vs(self, g: Grounding, value: int, about: About = None, role: str | None = None) -> str:
+        """``55.1 GB (73.8%)``, recorded (as ``about``'s self or total when it is one's)."""
+        return f"{g.value(value, about=about, role=role)} ({g.share(value, self.ctx.total, about, role)})"
 
 
 def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[tuple[dict[str, Any], Grounding]]:
@@ -152,7 +152,7 @@ def _top_self(c: _Collector) -> None:
     )
     for i, r in enumerate(rows, 1):
         item, g = c.fact(f"self #{i}", function=c.name(r.name))
-        item.update(self=c.vs(g, r.self, r.name), total=c.vs(g, r.total, r.name))
+        item.update(self=c.vs(g, r.self, r.name, "self"), total=c.vs(g, r.total, r.name, "total"))
         category = c.ctx.reading.category_label(r.name)
         if category:
             item["category"] = category
@@ -173,7 +173,9 @@ def _chain(c: _Collector, chain: Chain, about: str) -> None:
         shown, hidden = [*steps], 0
     # each step's total over the whole profile: how wide its bar is in the flame graph
     item["steps"] = [
-        [c.name(s.name), c.vs(g, s.total, s.name)] if s is not None else [f"... {hidden} frames not shown ...", ""]
+        [c.name(s.name), c.vs(g, s.total, s.name, "total")]
+        if s is not None
+        else [f"... {hidden} frames not shown ...", ""]
         for s in shown
     ]
     item.update(frames_in_chain=g.count(len(chain.steps)), reaching_target=c.vs(g, chain.value, chain.target))
@@ -194,7 +196,7 @@ def _responsible(c: _Collector) -> None:
         "most responsible below the shared entry frames (widest bar not every stack passes through)",
         function=c.name(row.name),
     )
-    item.update(total=c.vs(g, row.total, row.name), self=c.vs(g, row.self, row.name))
+    item.update(total=c.vs(g, row.total, row.name, "total"), self=c.vs(g, row.self, row.name, "self"))
 
 
 def _sites(c: _Collector) -> None:
@@ -211,7 +213,7 @@ def _top_total(c: _Collector) -> None:
     lst = c.ctx.summary.top_total
     rows = lst.rows[: c.limits.top]
     item, g = c.fact("top by total (self plus everything called; the widest bars): [function, total, self]")
-    item["rows"] = [[c.name(r.name), c.vs(g, r.total, r.name), c.vs(g, r.self, r.name)] for r in rows]
+    item["rows"] = [[c.name(r.name), c.vs(g, r.total, r.name, "total"), c.vs(g, r.self, r.name, "self")] for r in rows]
 
 
 def _orchestrators(c: _Collector) -> None:
@@ -219,7 +221,7 @@ def _orchestrators(c: _Collector) -> None:
     if not rows:
         return
     item, g = c.fact("wide bars with zero self: they only pass calls on, skip them when hunting the source")
-    item["functions"] = [[c.name(r.name), c.vs(g, r.total, r.name)] for r in rows]
+    item["functions"] = [[c.name(r.name), c.vs(g, r.total, r.name, "total")] for r in rows]
 
 
 def _notes(c: _Collector) -> None:

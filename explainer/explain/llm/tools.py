@@ -184,7 +184,7 @@ class Toolbox:
             "order": a.order,
             "of_functions": w.n(lst.of_functions),
             "covered": w.p(lst.covered),
-            "rows": [[self._n(r.name), w.vp(r.self, r.name), w.vp(r.total, r.name)] for r in lst.rows],
+            "rows": [[self._n(r.name), w.vp(r.self, r.name, "self"), w.vp(r.total, r.name, "total")] for r in lst.rows],
             "columns": ["function", "self (share)", "total (share)"],
         }
 
@@ -197,8 +197,8 @@ class Toolbox:
         name = self.ctx.profile.names[fid]
         return {
             "function": self._n(name),
-            "self": w.vp(s, name),
-            "total": w.vp(t, name),
+            "self": w.vp(s, name, "self"),
+            "total": w.vp(t, name, "total"),
             "meaning": w.meaning(self.ctx.profile.names[fid], full=True),
             "knobs": w.knobs(self.ctx.profile.names[fid]),
             "callers": [[self._n(c.name), w.v(c.value, c.name)] for c in sw.callers if c.name != ENTRY],
@@ -219,7 +219,12 @@ class Toolbox:
             "target": self._n(chain.target),
             "entry_first": True,
             "steps": [
-                [self._n(s.name), w.vp(s.total, s.name), w.v(s.self, s.name), clean(decode(s.name, w.runtime).kind, 20)]
+                [
+                    self._n(s.name),
+                    w.vp(s.total, s.name, "total"),
+                    w.v(s.self, s.name, "self"),
+                    clean(decode(s.name, w.runtime).kind, 20),
+                ]
                 for s in steps
             ],
             "columns": ["function", "total (share)", "self", "kind"],
@@ -235,7 +240,7 @@ class Toolbox:
         sw = self.ctx.sandwich(fid, a.limit)
         return {
             "function": self._n(sw.function),
-            "total": w.vp(self.ctx.of(fid)[1], sw.function),
+            "total": w.vp(self.ctx.of(fid)[1], sw.function, "total"),
             "callers": [[self._n(c.name), w.vp(c.value, c.name)] for c in sw.callers],
             "callees": [
                 [self._n(c.name) if c.name != SELF else SELF, w.vp(c.value, c.name if c.name != SELF else sw.function)]
@@ -259,7 +264,7 @@ class Toolbox:
             out["knowledge"] = w.text(described)
         if fid is not None:
             s, t = self.ctx.of(fid)
-            out.update(self=w.vp(s, name), total=w.vp(t, name))
+            out.update(self=w.vp(s, name, "self"), total=w.vp(t, name, "total"))
         return out
 
     def _search_functions(self, w: Writer, a: SearchArgs) -> dict[str, Any]:
@@ -268,7 +273,7 @@ class Toolbox:
         return {
             "matches": w.n(len(ids)),
             "rows": [
-                [self._n(name), w.vp(self.ctx.of(i)[0], name), w.vp(self.ctx.of(i)[1], name)]
+                [self._n(name), w.vp(self.ctx.of(i)[0], name, "self"), w.vp(self.ctx.of(i)[1], name, "total")]
                 for i, name in ((i, self.ctx.profile.names[i]) for i in ids[: a.limit])
             ],
             "columns": ["function", "self (share)", "total (share)"],
