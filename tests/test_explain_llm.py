@@ -527,3 +527,17 @@ def test_labels_can_be_kept_from_the_model(demo: Profile) -> None:
     redacted = Conversation(demo, settings=redacted_settings, mode="llm").outgoing_preview("Total?")
     assert "vllm-llama-0" in shared and "vllm-llama-0" not in redacted
     assert "74.7 GB" in redacted
+
+
+def test_a_dutch_question_asks_for_a_dutch_answer_and_follow_ups_refer_to_the_model_answer(
+    demo: Profile, server: OpenAIServer
+) -> None:
+    dutch = "`GPUModelRunner._allocate_kv_cache_tensors` alloceert 55,1 GB, 73,8% van het totaal van 74,7 GB [F3].\n"
+    server.push(Reply(dutch), Reply("Het wordt aangeroepen door `GPUModelRunner.initialize_kv_cache` [F5].\n"))
+    c = conv(demo, server)
+    a = c.ask("Wat gebruikt het meeste GPU-geheugen?")
+    assert a.mode == "llm" and a.verification.unverified == [], a.markdown  # Dutch numbers are checked too
+    system = server.requests[0].body["messages"][0]["content"]
+    assert "Answer in the language of the user's question" in system
+    assert c.read("en wie roept die aan?").subject is not None
+    assert c.read("en wie roept die aan?").subject.name == "GPUModelRunner._allocate_kv_cache_tensors"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from explainer.analysis.summary import Summary
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
 from explainer.explain.answers.language import N_, translations
-from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
+from explainer.explain.answers.offline import OfflineExplainer
 from explainer.explain.answers.suggest import suggestions, symbol_data
 from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, WrongClaim, footer, names_in_line
@@ -123,21 +123,22 @@ class Conversation:
     def ask_stream(self, question: str) -> Iterator[str]:
         """Markdown chunks as they are ready; afterwards :attr:`last_answer` holds the whole answer."""
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
+        q = self.read(question)  # read once; every path below answers this reading
         self.questions += 1
         if not self.uses_model:
-            yield from self._offline(question)
+            yield from self._offline(q)
         elif self._model is None and not self.settings.configured:
-            yield from self._offline(question, N_("No model is configured, so the offline explainer answered."))
+            yield from self._offline(q, N_("No model is configured, so the offline explainer answered."))
         elif self.questions > MAX_QUESTIONS:
             yield from self._offline(
-                question,
+                q,
                 N_(
                     "This conversation reached its length limit; start a new one to ask the model again. The "
                     "offline explainer answered."
                 ),
             )
         else:
-            yield from self._model_answer(question)
+            yield from self._model_answer(question, q)
         if self.last_answer is not None:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
@@ -146,17 +147,17 @@ class Conversation:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
         return read(question, self.ctx.subjects, self.context)
 
-    def _remember(self, q: Question, result: OfflineAnswer) -> None:
+    def _remember(self, q: Question, focus: str | None, ranking: tuple[str, ...] = ()) -> None:
+        """What the next question may refer back to: this answer's subject or focus, its ranking, its language."""
         topic = q.subject if q.subject is not None and q.subject.kind != "missing" else None
-        if result.focus is not None and (topic is None or topic.kind == "function"):
-            topic = Subject("function", result.focus, "focus")
-        self.context = Context(topic or self.context.topic, result.ranking or self.context.ranking, q.lang, q.intent)
+        if focus is not None and (topic is None or topic.kind == "function"):
+            topic = Subject("function", focus, "focus")
+        self.context = Context(topic or self.context.topic, ranking or self.context.ranking, q.lang, q.intent)
 
-    def _offline(self, question: str, notice: str | None = None, model_error: str = "") -> Iterator[str]:
-        q = self.read(question)
+    def _offline(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]:
         result = self.offline.answer(q)
         notice = translations(q.lang).gettext(notice) if notice else notice
-        self._remember(q, result)
+        self._remember(q, result.focus, result.ranking)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
         verifier = LineVerifier(result.grounding, self.ctx.names)
@@ -167,10 +168,9 @@ class Conversation:
         )
         yield text
 
-    def _model_answer(self, question: str) -> Iterator[str]:
+    def _model_answer(self, question: str, q: Question) -> Iterator[str]:
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
-        q = self.read(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
         hosts = self.settings.link_hosts
@@ -212,7 +212,7 @@ class Conversation:
         reason = self._reason(outcome)
         if not text.strip():
             yield from self._offline(
-                question,
+                q,
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
                 else N_("The model sent no answer; the offline explainer answered instead."),
@@ -223,11 +223,12 @@ class Conversation:
         notice = None
         if outcome.incomplete:
             notice = f"The model's answer is incomplete ({reason or 'the stream ended early'})."
-            offline = self.offline.answer(self.read(question))
+            offline = self.offline.answer(q)
             tail += f"\n\n> {notice} The offline answer follows.\n\n{offline.markdown}"
         if tail:
             yield tail
         focus = self._focus(q, text)
+        self._remember(q, focus)
         failure = (reason or "the stream ended early") if outcome.incomplete else ""
         self.last_answer = Answer(
             text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure
