@@ -16,7 +16,7 @@ from explainer.symbols import clean
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
 # verb modules, imported lazily so `analyze` never pays for the UI or model libraries
-VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo")
+VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo", "app", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
