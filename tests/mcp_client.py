@@ -6,8 +6,14 @@ returns plain data, so a test module pays for one server start and asserts on th
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,16 +35,22 @@ class Session:
     calls: list[Call]
 
 
-def session(command: list[str], calls: list[tuple[str, dict[str, Any]]], cwd: str | None = None) -> Session:
+def session(server: list[str] | str, calls: list[tuple[str, dict[str, Any]]], cwd: str | None = None) -> Session:
+    """``server`` is a command to start over stdio, or the URL of a streamable-HTTP server."""
+
     async def run() -> Session:
-        params = StdioServerParameters(
-            command=command[0], args=command[1:], cwd=cwd, env={"PATH": os.environ.get("PATH", "")}
+        target: StdioServerParameters | str = (
+            server
+            if isinstance(server, str)
+            else StdioServerParameters(
+                command=server[0], args=server[1:], cwd=cwd, env={"PATH": os.environ.get("PATH", "")}
+            )
         )
         with anyio.fail_after(300):  # a hung server fails the test instead of hanging the run
-            return await _calls(params)
+            return await _calls(target)
 
-    async def _calls(params: StdioServerParameters) -> Session:
-        async with Client(params, read_timeout_seconds=120) as client:
+    async def _calls(target: StdioServerParameters | str) -> Session:
+        async with Client(target, read_timeout_seconds=120) as client:
             listed = await client.list_tools()
             results = []
             for name, arguments in calls:
@@ -48,3 +60,32 @@ def session(command: list[str], calls: list[tuple[str, dict[str, Any]]], cwd: st
             return Session({t.name: t for t in listed.tools}, results)
 
     return anyio.run(run)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(command: list[str], port: int, log: Path) -> Iterator[str]:
+    """``command`` (an ``explainer mcp --transport http`` on ``port``) running until the block ends."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"explainer mcp did not start: {log.read_text(errors='replace')[-2000:]}")
+                time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
