@@ -19,6 +19,7 @@
     ├── AnalysisError              a valid profile, but the question cannot be answered
     │   └── NoSuchFunctionError    a name or pattern matches no function
     ├── OutputError                a result could not be written (the previous file is left as it was)
+    ├── ConfigError                the config file or the chosen context is unreadable or invalid
     └── ModelError                 the language-model layer failed
         ├── ModelUnavailableError  not configured, unreachable, rate-limited, timed out
         └── ModelResponseError     the model answered with something unusable
@@ -119,6 +120,10 @@ class NoSuchFunctionError(AnalysisError):
 
 class OutputError(ExplainerError):
     hint = "check the path and that its directory is writable"
+
+
+class ConfigError(ExplainerError):
+    hint = "see docs/config.md"
 
 
 class ModelError(ExplainerError):

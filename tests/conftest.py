@@ -17,6 +17,15 @@ REAL = Path(os.environ.get("EXPLAINER_REAL_PROFILES", SHARED / "profiles" / "rea
 GENERATOR = SHARED / "tools" / "gen_gpu_profile.py"
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A developer's ~/.config/explainer or PROFILECLI_* variables never reach a test."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config-empty"))
+    for name in ("EXPLAINER_CONFIG", "EXPLAINER_CONTEXT", "PROFILECLI_URL", "PROFILECLI_TENANT_ID",
+                 "PROFILECLI_USERNAME", "PROFILECLI_PASSWORD", "PROFILECLI_TOKEN"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="session")
 def real_dir() -> Path:
     if not REAL.is_dir():

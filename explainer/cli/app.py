@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "or on SOURCE; uploads and Pyroscope servers are picked in the sidebar. The app has no login of its "
         "own: it binds 127.0.0.1 unless --host says otherwise (put it behind your cluster's auth).",
     )
-    p.add_argument("source", nargs="?", metavar="SOURCE", help="a profile file to open on (default: the demo)")
+    p.add_argument("profile", nargs="?", metavar="SOURCE", help="a profile file to open on (default: the demo)")
     p.add_argument("--demo", action="store_true", help="open on the bundled demo profile (the default)")
     p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N", help=f"port (default {DEFAULT_PORT})")
@@ -67,15 +67,15 @@ def settings(host: str, port: int) -> dict[str, Any]:
 
 def streamlit_command(args: argparse.Namespace) -> list[str]:
     """The exact command line: this interpreter's Streamlit on the packaged script and settings."""
-    if args.source and args.demo:
+    if args.profile and args.demo:
         raise QueryError("give SOURCE or --demo, not both")
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
     script_args: list[str] = []
-    if args.source:
-        path = Path(args.source)
+    if args.profile:
+        path = Path(args.profile)
         if not path.is_file():
-            raise SourceNotFoundError(f"{clean(args.source, 200)}: no such file")
+            raise SourceNotFoundError(f"{clean(args.profile, 200)}: no such file")
         script_args = ["--", str(path.resolve())]
     flags = config_flags(settings(args.host, args.port))
     return [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags, *script_args]
@@ -83,7 +83,7 @@ def streamlit_command(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     command = streamlit_command(args)
-    where = clean(args.source, 120) if args.source else "the demo profile"
+    where = clean(args.profile, 120) if args.profile else "the demo profile"
     out.write(f"explainer: open http://{args.host}:{args.port} ({where}; Ctrl-C to stop)\n")
     out.flush()
     os.execv(command[0], command)  # pragma: no cover - replaces this process

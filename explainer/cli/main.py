@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (tab completion: explainer completion bash)
 """Entry point: parse, dispatch to one module per verb, and map every error to one line + exit 2."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from explainer.symbols import clean
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
 # verb modules, imported lazily so `analyze` never pays for the UI or model libraries
-VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo", "app", "mcp")
+VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo", "app", "mcp", "completion")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # not built yet
             raise
         module.register(sub)
+    from explainer.cli import config
+
+    config.add_arguments(parser)
     return parser
 
 
@@ -45,11 +49,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = out or sys.stdout
     err = err or sys.stderr
     parser = build_parser()
+    from explainer.cli.completion import complete_if_asked
+
+    complete_if_asked(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help(out)
         return EXIT_ERROR
     try:
+        from explainer.cli import config
+
+        config.apply(args)  # the config file's context, under flags and the environment
         return int(args.run(args, out))
     except ExplainerError as exc:
         err.write(f"explainer: error: {clean(str(exc), 400)}\n")

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
-    server = args if (args.server or os.environ.get("PYROSCOPE_URL")) else None
+    configured = args.server or os.environ.get("PYROSCOPE_URL") or getattr(args, "server_fallback", None)
+    server = args if configured else None
     access = Access.under(args.root or [os.getcwd()], server=server, max_size=args.max_size)
     serve(access, args.transport, args.host, args.port)
     return 0

@@ -56,7 +56,7 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
     """The profile named by ``args``: a server query when ``--server`` is given, the demo for
     ``--demo``, else the file."""
-    path = getattr(args, name)
+    path = getattr(args, name, None)  # diff's baseline query copies args without a SOURCE
     if getattr(args, "demo", False):
         if path or getattr(args, "server", None):
             raise QueryError(f"give {name.upper()}, --server or --demo, not more than one")
