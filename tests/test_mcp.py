@@ -191,3 +191,31 @@ def test_streamable_http_on_loopback(root: Path, tmp_path: Path) -> None:
     assert set(got.tools) == TOOLS
     rows = got.calls[0].data["rows"] if got.calls[0].data else []
     assert [r["self"] for r in rows] == [r["self"] for r in analyze_json(root / "demo.pb.gz", 3)["top_self"]]
+
+
+def test_a_pyroscope_query_on_the_operators_server(root: Path) -> None:
+    from pyroscope_server import PyroscopeServer
+
+    gpu = "process_cpu:malloc:bytes::"
+    with PyroscopeServer({gpu: demo_profile()}, require_tenant="team-a") as server:
+        command = [sys.executable, "-m", "explainer", "mcp", "--root", str(root), "--server", server.url]
+        calls = [
+            (
+                "analyze",
+                {
+                    "source": "pyroscope",
+                    "query": {"profile_type": "gpu-memory", "start": "now-1d/d", "end": "now-1d/d"},
+                },
+            ),
+            ("top_functions", {"source": "pyroscope", "query": {"selector": '{k8s_namespace="inference"}'}}),
+        ]
+        got = session([*command, "--tenant", "team-a"], calls)
+        selectors = [s.body["labelSelector"] for s in server.seen if s.path.endswith("SelectMergeStacktraces")]
+    analyzed, top = got.calls
+    assert not analyzed.is_error, analyzed.markdown
+    assert analyzed.data is not None and analyzed.data["source"]["kind"] == "pyroscope"
+    cli = analyze_json(root / "demo.pb.gz", 10)  # the tools' default limit
+    assert analyzed.data["top_self"] == cli["top_self"] and analyzed.data["total"] == cli["total"]
+    assert top.data is not None and top.data["rows"][0]["self"] == cli["top_self"][0]["self"]
+    assert selectors == ["{}", '{k8s_namespace="inference"}']
+    assert got.tools["analyze"].annotations.open_world_hint is True  # it reaches a server now
