@@ -78,3 +78,17 @@ def big_profile_path() -> Path:
     """The 500k-stack profile the issues' targets speak of (about 80 s to generate the first time)."""
     given = os.environ.get("EXPLAINER_BIG_PROFILE")
     return Path(given) if given else generated_profile(500_000)
+
+
+def use_packaged_streamlit_settings() -> None:
+    """AppTest reads ``.streamlit/config.toml`` from the working directory; the app's settings are
+    package data now (``explainer app`` passes them as flags), so tests set the same ones here.
+    Server and browser options do not apply in-process."""
+    from streamlit import config
+
+    from explainer.cli import app
+
+    for section, options in app.settings("127.0.0.1", app.DEFAULT_PORT).items():
+        if section not in ("server", "browser"):
+            for key, value in options.items():
+                config.set_option(f"{section}.{key}", value)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, use_packaged_streamlit_settings
 from explainer.cli import app
 from explainer.cli.main import build_parser
 from explainer.explain.llm.settings import KEYS as MODEL_KEYS
@@ -171,6 +171,7 @@ def test_the_app_starts_on_the_deployments_pyroscope_server(monkeypatch: pytest.
         monkeypatch.setenv(ENV_URL, server.url)
         monkeypatch.setenv(ENV_TOKEN, "tok-123")
         monkeypatch.setenv(ENV_TENANT, "team-a")
+        use_packaged_streamlit_settings()
         at = AppTest.from_file(str(app.APP_SCRIPT), default_timeout=60).run()
         at.radio(key="source_kind").set_value(sources.SERVER).run()
         assert at.text_input(key="pyro_url").value == server.url
