@@ -49,14 +49,16 @@ class Access:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def under(cls, roots: list[str] | tuple[str, ...], **kwargs: object) -> Access:
+    def under(
+        cls, roots: list[str], server: argparse.Namespace | None = None, max_size: int = DEFAULT_MAX_DECOMPRESSED
+    ) -> Access:
         resolved = []
         for root in roots:
             path = Path(root).resolve()
             if not path.is_dir():
                 raise SourceNotFoundError(f"--root {clean(str(root), 200)} is not a directory")
             resolved.append(path)
-        return cls(tuple(resolved), **kwargs)  # type: ignore[arg-type]
+        return cls(tuple(resolved), server, max_size)
 
     def describe_roots(self) -> str:
         return ", ".join(str(r) for r in self.roots)
