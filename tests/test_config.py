@@ -206,3 +206,16 @@ def test_python_dash_m_and_shell_completion(tmp_path) -> None:
             "_ARGCOMPLETE_STDOUT_FILENAME": str(answer)}  # fmt: skip
     subprocess.run([sys.executable, "-m", "explainer"], env=env, capture_output=True, timeout=60)
     assert answer.read_text().split() == ["analyze"]
+
+
+def test_contexts_lists_them_with_the_current_one_and_no_secret(xdg, monkeypatch) -> None:
+    write_config(xdg, aks_context("http://127.0.0.1:4040"))
+    monkeypatch.setenv("AKS_TOKEN", "tok-secret-value")
+    code, out, err = run("contexts")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].endswith("config.toml")
+    assert lines[1].startswith("* aks  server=http://127.0.0.1:4040  tenant=team-a  auth=token-env=AKS_TOKEN")
+    assert lines[2].startswith("  other  server=http://127.0.0.1:9")
+    assert "tok-secret-value" not in out
+    assert run("contexts", "--context", "other")[1].splitlines()[2].startswith("* other")

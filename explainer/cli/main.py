@@ -17,7 +17,7 @@ from explainer.symbols import clean
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
 # verb modules, imported lazily so `analyze` never pays for the UI or model libraries
-VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo", "app", "mcp", "completion")
+VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo", "app", "mcp", "completion", "contexts")
 
 
 def build_parser() -> argparse.ArgumentParser:
