@@ -25,7 +25,7 @@ from explainer.ui.state import Loaded, SessionData
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_MB = 200
-"""Must match ``server.maxUploadSize`` in ``.streamlit/config.toml``; checked again here."""
+"""Must match ``server.maxUploadSize`` in ``explainer/ui/streamlit.toml`` (a test checks); checked again here."""
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 10**6
 
 DEMO, UPLOAD, SERVER = "Demo: vLLM GPU memory", "Upload a file", "Pyroscope server"
