@@ -4,7 +4,6 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
-DEMO   := fixtures/demo_vllm_gpu.pb.gz
 
 .PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures catalogs
 
@@ -19,12 +18,10 @@ install: $(STAMP)
 
 # `make run PROFILE=path/to/profile.pb.gz` opens on a file instead of the demo.
 run: install
-	@echo "explainer: open http://127.0.0.1:$(PORT) ($(if $(PROFILE),$(PROFILE),demo profile), offline; Ctrl-C to stop)"
-	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true \
-	  $(if $(PROFILE),-- $(PROFILE))
+	$(BIN)/explainer app --host 127.0.0.1 --port $(PORT) $(PROFILE)
 
 analyze: install
-	$(BIN)/explainer analyze $(DEMO)
+	$(BIN)/explainer analyze --demo
 
 # Debian's chromium for the real-browser test (no browser download); skipped if already there.
 browser-deps:
@@ -33,8 +30,8 @@ browser-deps:
 	  else echo "chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; }
 
 lint: install
-	$(BIN)/ruff check explainer tests bench app.py
-	$(BIN)/ruff format --check explainer app.py
+	$(BIN)/ruff check explainer tests bench
+	$(BIN)/ruff format --check explainer
 
 typecheck: install
 	$(BIN)/mypy
@@ -45,7 +42,7 @@ unit: install
 test: install browser-deps lint typecheck unit
 
 fixtures: install
-	$(BIN)/python -m explainer.fixtures
+	$(BIN)/python -m explainer.demo
 
 # Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
 catalogs: install

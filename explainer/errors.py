@@ -20,6 +20,7 @@
     │   └── NoSuchFunctionError    a name or pattern matches no function
     ├── OutputError                a result could not be written (the previous file is left as it was)
     ├── QuestionSetError           an eval question set that cannot be read or misses a field
+    ├── ConfigError                the config file or the chosen context is unreadable or invalid
     └── ModelError                 the language-model layer failed
         ├── ModelUnavailableError  not configured, unreachable, rate-limited, timed out
         └── ModelResponseError     the model answered with something unusable
@@ -124,6 +125,10 @@ class OutputError(ExplainerError):
 
 class QuestionSetError(ExplainerError):
     hint = "a question set is TOML ([[question]] tables) or JSONL with question, profile, subject and facts"
+
+
+class ConfigError(ExplainerError):
+    hint = "see docs/config.md"
 
 
 class ModelError(ExplainerError):

@@ -17,6 +17,15 @@ REAL = Path(os.environ.get("EXPLAINER_REAL_PROFILES", SHARED / "profiles" / "rea
 GENERATOR = SHARED / "tools" / "gen_gpu_profile.py"
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A developer's ~/.config/explainer or PROFILECLI_* variables never reach a test."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config-empty"))
+    for name in ("EXPLAINER_CONFIG", "EXPLAINER_CONTEXT", "PROFILECLI_URL", "PROFILECLI_TENANT_ID",
+                 "PROFILECLI_USERNAME", "PROFILECLI_PASSWORD", "PROFILECLI_TOKEN"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="session")
 def real_dir() -> Path:
     if not REAL.is_dir():
@@ -69,3 +78,17 @@ def big_profile_path() -> Path:
     """The 500k-stack profile the issues' targets speak of (about 80 s to generate the first time)."""
     given = os.environ.get("EXPLAINER_BIG_PROFILE")
     return Path(given) if given else generated_profile(500_000)
+
+
+def use_packaged_streamlit_settings() -> None:
+    """AppTest reads ``.streamlit/config.toml`` from the working directory; the app's settings are
+    package data now (``explainer app`` passes them as flags), so tests set the same ones here.
+    Server and browser options do not apply in-process."""
+    from streamlit import config
+
+    from explainer.cli import app
+
+    for section, options in app.settings("127.0.0.1", app.DEFAULT_PORT).items():
+        if section not in ("server", "browser"):
+            for key, value in options.items():
+                config.set_option(f"{section}.{key}", value)

@@ -21,15 +21,21 @@ from openai_server import OpenAIServer, Reply
 from pyroscope_server import PyroscopeServer
 from streamlit.testing.v1 import AppTest
 
+from conftest import use_packaged_streamlit_settings
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers.flamegraph import encode_flamegraph
 from explainer.ui import sources
 from explainer.writers import to_folded, to_pprof
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
 QUESTION = "What uses the most GPU memory?"
 KV = "GPUModelRunner._allocate_kv_cache_tensors"
 HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "![t](http://evil.invalid/t.png)")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _packaged_settings() -> None:
+    use_packaged_streamlit_settings()  # magic off, viewer toolbar, no error details: as `explainer app` runs
 
 
 def app() -> AppTest:

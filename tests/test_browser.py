@@ -60,10 +60,9 @@ def browser() -> Iterator[Any]:
 
 
 def serve(name: str, *script_args: str) -> Iterator[str]:
-    """`streamlit run app.py` on a free localhost port until the test is done."""
+    """`explainer app` on a free localhost port until the test is done."""
     port = _free_port()
-    cmd = [str(Path(sys.executable).parent / "streamlit"), "run", str(REPO / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--", *script_args]  # fmt: skip
+    cmd = [sys.executable, "-m", "explainer", "app", "--port", str(port), "--host", "127.0.0.1", *script_args]
     log = (ARTIFACTS / f"streamlit-{name}.log").open("wb")  # the server's output, kept for a failed run
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

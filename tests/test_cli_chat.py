@@ -16,7 +16,7 @@ import time
 
 from conftest import REPO
 
-DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
+DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
 CLI = [sys.executable, "-c", "import sys; from explainer.cli.main import main; sys.exit(main())"]
 
 

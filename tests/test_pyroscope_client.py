@@ -291,7 +291,8 @@ def test_parse_time(text, ms) -> None:
     [
         ("yesterday", "cannot read"),
         ("now-1y", "cannot read"),
-        ("now+1h", "cannot read"),
+        ("now-1M", "cannot read"),  # months and years: not supported (calendar arithmetic)
+        ("now/x", "cannot read"),
         ("2026-08-21T10:00:00", "time zone"),
         ("2026-08-21", "cannot read"),
         ("1787306400000000", "micro"),

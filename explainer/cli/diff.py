@@ -117,8 +117,18 @@ def _read_pair(path: str, args: argparse.Namespace) -> tuple[Profile, Profile]:
     return sides[0], sides[1]
 
 
+def _demo_pair(args: argparse.Namespace) -> tuple[Profile, Profile]:
+    from explainer.demo import demo_profile
+
+    if args.new is not None or getattr(args, "server", None):
+        raise QueryError("with --demo, give one NEW profile file to compare with the demo")
+    return demo_profile(), load_profile(argparse.Namespace(**{**vars(args), "demo": False}), name="base")
+
+
 def load_pair(args: argparse.Namespace) -> tuple[Profile, Profile]:
-    """(baseline, new) from the command line."""
+    """(baseline, new) from the command line; with ``--demo`` the demo is the baseline and the one file is NEW."""
+    if args.demo:
+        return _demo_pair(args)
     if getattr(args, "server", None):
         if args.base or args.new:
             raise QueryError("with --server, give no files: the windows come from --from/--baseline-from")

@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (tab completion: explainer completion bash)
 """Entry point: parse, dispatch to one module per verb, and map every error to one line + exit 2."""
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ VERBS = {
     "handoff": ("handoff", "an on-call handoff report (Markdown): what is big, what changed, what to do next"),
     "chat": ("chat", "a conversation about a profile: one question per line"),
     "eval": ("eval", "score the configured model on a question set"),
+    "app": ("app", "start the chat app (Streamlit) in the browser, on the demo or on SOURCE"),
+    "mcp": ("mcp", "serve the analyzer to coding assistants (Model Context Protocol, stdio or HTTP)"),
+    "completion": ("completion", "print the shell code for tab completion of commands, options and files"),
+    "contexts": ("contexts", "list the config file's named contexts (server, tenant, auth reference, model)"),
 }
 ALL = "*"
 
@@ -48,6 +53,9 @@ def build_parser(running: str = ALL) -> argparse.ArgumentParser:
             importlib.import_module(f"explainer.cli.{module}").register(sub)
         else:
             sub.add_parser(verb, help=summary)  # never run: parse_args picks the verb in argv
+    from explainer.cli import config
+
+    config.add_arguments(parser)
     return parser
 
 
@@ -61,12 +69,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = cast(TextIO, TerminalText(out or sys.stdout))  # nothing a verb prints can drive the terminal
     err = cast(TextIO, TerminalText(err or sys.stderr))
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(verb_in(argv))
+    completing = "_ARGCOMPLETE" in os.environ  # the shell asks for completions: every verb's options
+    parser = build_parser(ALL if completing else verb_in(argv))
+    if completing:
+        from explainer.cli.completion import complete_if_asked
+
+        complete_if_asked(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help(out)
         return EXIT_ERROR
     try:
+        from explainer.cli import config
+
+        config.apply(args)  # the config file's context, under flags and the environment
         return int(args.run(args, out))
     except ExplainerError as exc:
         from explainer.symbols import clean  # imports the model (numpy): only on this path

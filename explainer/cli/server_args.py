@@ -45,6 +45,7 @@ def add_connection_arguments(parser: argparse.ArgumentParser, *, instead_of_sour
     what = "query this Pyroscope server instead of reading SOURCE" if instead_of_source else "Pyroscope base URL"
     g.add_argument(
         "--server",
+        "--url",  # profilecli's name
         nargs="?",
         const=_FROM_ENV,
         metavar="URL",
@@ -55,11 +56,15 @@ def add_connection_arguments(parser: argparse.ArgumentParser, *, instead_of_sour
         dest="start",
         default="now-1h",
         metavar="TIME",
-        help="window start: now-1h, now-30m, RFC 3339 or Unix seconds/ms (default now-1h)",
+        help="window start: now-1h, now-30m, now-1d/d (Grafana's rounding, UTC), RFC 3339 or Unix seconds/ms "
+        "(default now-1h)",
     )
-    g.add_argument("--until", dest="end", default="now", metavar="TIME", help="window end (default now); at most 24 h")
+    g.add_argument(
+        "--until", "--to", dest="end", default="now", metavar="TIME", help="window end (default now); at most 24 h"
+    )
     g.add_argument(
         "--selector",
+        "--query",  # profilecli's name
         default="{}",
         metavar="SEL",
         help='label selector, e.g. \'{k8s_namespace="inference",k8s_podName=~"vllm-.*"}\'',
@@ -78,12 +83,33 @@ def add_connection_arguments(parser: argparse.ArgumentParser, *, instead_of_sour
         metavar="SECONDS",
         help=f"give up after this long, retries included (default {DEFAULT_TIMEOUT:g})",
     )
-    g.add_argument("--tenant", metavar="ID", help="X-Scope-OrgID for multi-tenant servers (default: $PYROSCOPE_TENANT)")
-    g.add_argument("--user", metavar="USER", help="basic-auth user, e.g. the Grafana Cloud stack id ($PYROSCOPE_USER)")
+    g.add_argument(
+        "--tenant",
+        "--tenant-id",
+        metavar="ID",
+        help="X-Scope-OrgID for multi-tenant servers (default: $PYROSCOPE_TENANT)",
+    )
+    g.add_argument(
+        "--user",
+        "--username",
+        metavar="USER",
+        help="basic-auth user, e.g. the Grafana Cloud stack id ($PYROSCOPE_USER)",
+    )
     g.add_argument(
         "--password-file", metavar="FILE", help="read the basic-auth password from FILE ($PYROSCOPE_PASSWORD)"
     )
     g.add_argument("--token-file", metavar="FILE", help="read a bearer token from FILE ($PYROSCOPE_TOKEN)")
+    for secret in ("password", "token"):  # profilecli takes these as values; we never do (ps, shell history)
+        g.add_argument(f"--{secret}", action=_RefuseSecret, nargs="?", help=argparse.SUPPRESS)
+
+
+class _RefuseSecret(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, *_: object, **__: object) -> None:
+        name = self.dest
+        parser.error(
+            f"--{name} would put a secret on the command line; use --{name}-file FILE, "
+            f"$PYROSCOPE_{name.upper()} or $PROFILECLI_{name.upper()}"
+        )
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,7 +146,9 @@ def _make_source_optional(parser: argparse.ArgumentParser) -> None:
 
 
 def _server_url(args: argparse.Namespace) -> str:
-    url = args.server if args.server and args.server != _FROM_ENV else os.environ.get(ENV_URL, "")
+    # after the flag and the environment: profilecli's variable or the config context (explainer.cli.config)
+    fallback = getattr(args, "server_fallback", None) or ""
+    url = args.server if args.server and args.server != _FROM_ENV else os.environ.get(ENV_URL) or fallback
     if not url.strip():
         raise QueryError(f"no server: give --server URL or set {ENV_URL}")
     return str(url)
@@ -142,8 +170,11 @@ def client_from_args(
     from explainer.pyroscope.client import PyroscopeClient
     from explainer.pyroscope.transport import TransportOptions
 
+    # *_value: a secret from profilecli's variables or the context's *-env reference (never a flag)
     password = read_secret_file(args.password_file, "password") if args.password_file else None
     token = read_secret_file(args.token_file, "token") if args.token_file else None
+    password = password if password is not None else getattr(args, "password_value", None)
+    token = token if token is not None else getattr(args, "token_value", None)
     credentials = credentials_from(user=args.user, password=password, token=token, tenant=args.tenant)
     if not args.timeout > 0:
         raise QueryError("--timeout must be a positive number of seconds")

@@ -1,4 +1,5 @@
-"""Where a command's profile comes from: a file (or ``-`` for stdin) or a Pyroscope server.
+"""Where a command's profile comes from: a file (or ``-`` for stdin), the bundled demo
+(``--demo``) or a Pyroscope server.
 
 Every command that takes a SOURCE calls :func:`add_source_arguments` and :func:`load_profile`,
 so file and server options behave the same everywhere.
@@ -37,6 +38,9 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source
         metavar=name.upper(),
         help="profile file (pprof, gzipped or raw; Pyroscope flame-graph JSON; folded stacks) or - for stdin",
     )
+    parser.add_argument(
+        "--demo", action="store_true", help=f"use the bundled vLLM GPU-memory demo profile as {name.upper()}"
+    )
     add_read_arguments(parser)
     from explainer.cli.server_args import add_server_arguments  # here, not at the top: it imports the client
 
@@ -48,15 +52,22 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 
 
 def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
-    """The profile named by ``args``: a server query when ``--server`` is given, else the file."""
+    """The profile named by ``args``: a server query when ``--server`` is given, the demo for
+    ``--demo``, else the file."""
+    path = getattr(args, name, None)  # diff's baseline query copies args without a SOURCE
+    if getattr(args, "demo", False):
+        if path or getattr(args, "server", None):
+            raise QueryError(f"give {name.upper()}, --server or --demo, not more than one")
+        from explainer.demo import demo_profile
+
+        return demo_profile()
     if getattr(args, "server", None):
         from explainer.cli.server_args import load_from_server
 
         server_profile: Profile = load_from_server(args)
         return server_profile
-    path = getattr(args, name)
     if not path:
-        raise QueryError("give a profile file, or --server URL to query Pyroscope")
+        raise QueryError("give a profile file, --demo, or --server URL to query Pyroscope")
     if path == "-":
         options = read_options(args)
         return read_bytes(read_stdin_bytes(options), options, location="<stdin>")

@@ -111,18 +111,36 @@ def _listing(types: Sequence[ProfileType], limit: int = 20) -> str:
 
 # -- time --------------------------------------------------------------------------------------
 
-_RELATIVE = re.compile(r"now(?:-((?:\d+(?:ms|s|m|h|d|w))+))?")
+# Grafana's relative times: ``now``, offsets (``now-1h30m``, ``now+5m``), then an optional rounding
+# (``now/d``, ``now-1d/d``) to the start of the unit, or to its last millisecond for a window's end
+_RELATIVE = re.compile(r"now(?P<offsets>(?:[+-](?:\d+(?:ms|s|m|h|d|w))+)*)(?:/(?P<round>[smhdw]))?")
+_OFFSET = re.compile(r"([+-])((?:\d+(?:ms|s|m|h|d|w))+)")
 _PART = re.compile(r"(\d+)(ms|s|m|h|d|w)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_MONDAY_BEFORE_EPOCH_MS = -3 * 86_400_000  # 1970-01-01 was a Thursday; weeks start on Monday (ISO)
+TIME_FORMS = "now, now-1h, now-30m, now-1d/d (rounded, UTC), RFC 3339 (2026-08-21T10:00:00Z) or Unix seconds/ms"
 
 
-def parse_time(text: str, now_ms: int) -> int:
-    """Unix milliseconds from ``now``, ``now-1h``, ``now-1h30m``, RFC 3339, or Unix seconds/milliseconds."""
+def _relative(match: re.Match[str], now_ms: int, round_up: bool) -> int:
+    when = now_ms
+    for sign, parts in _OFFSET.findall(match.group("offsets")):
+        step = sum(int(n) * _UNIT_MS[u] for n, u in _PART.findall(parts))
+        when += step if sign == "+" else -step
+    unit = match.group("round")
+    if unit:
+        size = _UNIT_MS[unit]
+        origin = _MONDAY_BEFORE_EPOCH_MS if unit == "w" else 0
+        when = origin + (when - origin) // size * size + (size - 1 if round_up else 0)
+    return when
+
+
+def parse_time(text: str, now_ms: int, *, round_up: bool = False) -> int:
+    """Unix milliseconds from Grafana's relative times (``now-1h``, ``now-1d/d``), RFC 3339, or
+    Unix seconds/milliseconds. ``round_up``: a rounding ``/unit`` goes to the unit's end (a window's end)."""
     s = text.strip()
     rel = _RELATIVE.fullmatch(s)
     if rel:
-        back = sum(int(n) * _UNIT_MS[u] for n, u in _PART.findall(rel.group(1) or ""))
-        return now_ms - back
+        return _relative(rel, now_ms, round_up)
     if s.isdigit():
         n = int(s)
         if n >= 10**14:  # microseconds or nanoseconds would silently land thousands of years away
@@ -133,10 +151,7 @@ def parse_time(text: str, now_ms: int) -> int:
     except ValueError:
         when = None
     if when is None or ("T" not in s.upper() and " " not in s):
-        raise QueryError(
-            f"cannot read the time {clean(s, 60)!r}: use now, now-1h, now-30m, RFC 3339 "
-            "(2026-08-21T10:00:00Z) or Unix seconds/milliseconds"
-        )
+        raise QueryError(f"cannot read the time {clean(s, 60)!r}: use {TIME_FORMS}")
     if when.tzinfo is None:
         raise QueryError(f"the time {clean(s, 60)!r} has no time zone; add Z for UTC or an offset like +02:00")
     return int(when.timestamp() * 1000)
@@ -157,7 +172,7 @@ def _iso(ms: int) -> str:
 
 def parse_window(start: str, end: str, now_ms: int, max_range_ms: int = MAX_RANGE_MS) -> TimeRange:
     """A checked window: start before end, both after 1970, no longer than the server's 24 h limit."""
-    lo, hi = parse_time(start, now_ms), parse_time(end, now_ms)
+    lo, hi = parse_time(start, now_ms), parse_time(end, now_ms, round_up=True)
     if lo <= 0 or hi <= 0:
         raise QueryError("times must be after 1970-01-01 (Pyroscope reads 0 as 'no time range')")
     if lo >= hi:

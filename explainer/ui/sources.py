@@ -28,7 +28,7 @@ from explainer.ui.state import Loaded, SessionData
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_MB = 200
-"""Must match ``server.maxUploadSize`` in ``.streamlit/config.toml``; checked again here."""
+"""Must match ``server.maxUploadSize`` in ``explainer/ui/streamlit.toml`` (a test checks); checked again here."""
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 10**6
 APP_MAX_SIZE_KEY = "EXPLAINER_APP_MAX_SIZE"
 DEFAULT_APP_MAX_SIZE = 256 * 2**20
@@ -255,12 +255,24 @@ def _discover(client: Any, window: Any) -> dict[str, Any]:
     return {"types": types, "labels": labels, "values": {}}
 
 
+def _defaults_from_environment(ss: Any) -> None:
+    """A deployment's ``PYROSCOPE_URL`` (and tenant) start the form, with the environment's credentials."""
+    import os
+
+    url = os.environ.get("PYROSCOPE_URL", "").strip()
+    if url and "pyro_url" not in ss:
+        ss["pyro_url"] = url
+        ss["pyro_auth"] = AUTH[3]
+        ss["pyro_tenant"] = os.environ.get("PYROSCOPE_TENANT", "").strip()
+
+
 def pyroscope_panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
     """URL, auth and tenant; profile-type and label pickers filled from the server; a time range."""
     try:
         from explainer.pyroscope import Query, build_selector, split_url
     except ImportError:  # pragma: no cover - the package ships with explainer
         return None, "The Pyroscope client is not installed."
+    _defaults_from_environment(st.session_state)
     st.text_input("Server URL", key="pyro_url", placeholder="http://localhost:4040")
     auth = st.selectbox("Authentication", AUTH, key="pyro_auth")
     if auth == AUTH[1]:

@@ -1,4 +1,4 @@
-"""Prompt templates: files in the repository's ``prompts/``, versioned with the code.
+"""Prompt templates: files in the package's ``explainer/prompts/``, versioned with the code.
 
 Each file starts with one header line naming the prompt, its version and the exact variables it
 takes, e.g. ``<!-- prompt: answer; version: 1; variables: question, data_block -->``. Rendering
@@ -6,8 +6,8 @@ uses :class:`string.Template` (one pass, so a substituted value is never expande
 insists that the caller passes exactly the declared variables: a typo or a forgotten value is an
 error, not a silently empty hole in a prompt.
 
-The directory is ``$EXPLAINER_PROMPTS`` when set, else ``prompts/`` at the repository root
-(the package is installed in editable mode from the repository).
+The directory is ``$EXPLAINER_PROMPTS`` when set, else the packaged ``explainer/prompts/``
+(package data, so a normal, non-editable install has them too).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from explainer.errors import ModelError
@@ -51,7 +52,8 @@ def prompts_dir() -> Path:
     override = os.environ.get(PROMPTS_ENV)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[3] / "prompts"
+    # the installed package is a directory tree (never zipped: setuptools installs it unpacked)
+    return Path(str(resources.files("explainer") / "prompts"))
 
 
 def parse(name: str, text: str) -> Prompt:

@@ -1,7 +1,7 @@
 """explainer's web app: ask what uses the most GPU memory, beside the flame graph.
 
-Wiring only; the pieces live in ``explainer/ui``. Run with ``make run`` (127.0.0.1:8501), or
-``streamlit run app.py -- PROFILE`` to open on a file instead of the bundled demo.
+Wiring only; the pieces live in ``explainer/ui``. Run with ``explainer app`` (127.0.0.1:8501,
+the packaged settings), or ``explainer app PROFILE`` to open on a file instead of the bundled demo.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from explainer.ui import cache, chat, flamegraph, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
-state = session(st.session_state)
+state = session(st.session_state)  # type: ignore[arg-type]  # a MutableMapping at run time
 
-# `streamlit run app.py -- FILE` opens on FILE; under a test runner argv is the runner's, not ours
+# `explainer app FILE` runs `streamlit run app.py -- FILE`: open on FILE; under a test runner argv is its own
 argv = sys.argv[1:] if sys.argv and sys.argv[0].endswith("app.py") else []
 with st.sidebar:
     page = sources.sidebar(st, state, argv)

@@ -1,0 +1,32 @@
+# explainer's web app, to run next to Pyroscope (see docs/deploy.md).
+#   docker build -t explainer .        (podman build works the same)
+#   docker run --rm -p 8501:8501 explainer
+# Stage 1 builds wheels for explainer and every dependency (with a compiler for the optional C
+# accelerator); stage 2 installs only those wheels, without a compiler or pip cache.
+ARG PYTHON_VERSION=3.12
+
+FROM python:${PYTHON_VERSION}-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY pyproject.toml setup.py README.md LICENSE ./
+COPY explainer ./explainer
+RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+
+FROM python:${PYTHON_VERSION}-slim
+LABEL org.opencontainers.image.title="explainer" \
+      org.opencontainers.image.description="Explains flame graphs (GPU memory and CPU profiles) in plain language" \
+      org.opencontainers.image.licenses="Apache-2.0"
+RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/explainer explainer
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir --no-index --find-links /wheels explainer && rm -rf /wheels
+USER 10001:10001
+WORKDIR /home/explainer
+ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+EXPOSE 8501
+# the same path and port as explainer/cli/app.py (HEALTH_PATH, DEFAULT_PORT); tests/test_deploy.py checks
+HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
+  CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.status == 200 else 1)"]
+ENTRYPOINT ["explainer"]
+CMD ["app", "--host", "0.0.0.0", "--port", "8501"]

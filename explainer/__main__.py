@@ -1,0 +1,7 @@
+"""``python -m explainer``: the same command line as ``explainer``."""
+
+import sys
+
+from explainer.cli.main import main
+
+sys.exit(main())

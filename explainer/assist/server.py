@@ -1,0 +1,171 @@
+"""The MCP server: the tools of :mod:`.tools` on the official MCP Python SDK, read-only.
+
+Arguments are typed and length-capped in the schema the SDK publishes and validates; row counts
+are clamped, not rejected. A result's content is the short Markdown view then the data as JSON
+text (for clients that ignore structured content); ``structuredContent`` holds the same data.
+Every :class:`ExplainerError` becomes an error result with its one line; anything else is
+logged and reported without internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from explainer import __version__
+from explainer.assist import tools
+from explainer.assist.sources import Access, ServerQuery
+from explainer.errors import ExplainerError
+from explainer.model import Profile
+from explainer.symbols import clean
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "explainer reads GPU-memory and CPU profiles (pprof, Pyroscope flame-graph JSON, folded stacks, or the "
+    "operator's Pyroscope server) and answers with the analyzer's exact numbers. self = what a function uses "
+    "directly; total = what flows through it and its callees (counted once per stack). Quote numbers from the "
+    "results, with their unit. " + tools.UNTRUSTED
+)
+
+Source = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=4096,
+        description="a profile file under the allowed roots (relative to a root, or absolute), 'demo' for the "
+        "bundled vLLM GPU-memory demo, or 'pyroscope' to query the configured server with `query`",
+    ),
+]
+Name = Annotated[
+    str, Field(min_length=1, max_length=tools.MAX_NAME_CHARS, description="a function name, or part of one")
+]
+Limit = Annotated[int, Field(description=f"rows per list (clamped to 1..{tools.MAX_ROWS})")]
+SampleType = Annotated[
+    str | None, Field(max_length=200, description="pprof sample type to read (default: the profile's default)")
+]
+
+
+class Query(BaseModel):
+    """A Pyroscope query on the operator's server (used when source is 'pyroscope')."""
+
+    model_config = ConfigDict(extra="forbid")
+    profile_type: str | None = Field(None, max_length=300, description="a profile type ID, or gpu-memory / cpu")
+    selector: str | None = Field(None, max_length=2000, description='label selector, e.g. {k8s_namespace="x"}')
+    start: str | None = Field(None, max_length=64, description="window start: now-1h, now-1d/d, RFC 3339")
+    end: str | None = Field(None, max_length=64, description="window end (default now); at most 24 h after start")
+
+
+def _as_result(result: tools.Result) -> CallToolResult:
+    text = json.dumps(result.data, ensure_ascii=False)
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.markdown), TextContent(type="text", text=text)],
+        structured_content=result.data,
+    )
+
+
+def _run(make: Callable[[], tools.Result]) -> CallToolResult:
+    try:
+        return _as_result(make())
+    except ExplainerError as exc:
+        raise ToolError(clean(str(exc), 400)) from exc
+    except Exception as exc:  # a bug: logged here, never a traceback or internals to the caller
+        log.exception("tool failed")
+        raise ToolError(f"the tool failed on this profile (unexpected {type(exc).__name__}; logged)") from exc
+
+
+def build_server(access: Access) -> MCPServer:
+    server: MCPServer = MCPServer("explainer", version=__version__, instructions=INSTRUCTIONS)
+
+    def load(source: str, sample_type: str | None = None, query: Query | None = None) -> Profile:
+        q = ServerQuery(**query.model_dump()) if query else None
+        return access.load(source, sample_type, q)
+
+    # read-only; "open world" only when a Pyroscope server is configured (then a tool reaches it)
+    hints = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=access.server is not None
+    )
+    tool = server.tool(annotations=hints, structured_output=False)
+
+    @tool
+    def analyze(
+        source: Source = "demo", limit: Limit = 10, sample_type: SampleType = None, query: Query | None = None
+    ) -> CallToolResult:
+        """Analyse a profile: total, top functions by self and by total, the heaviest call chain, GPU-memory
+        categories, coverage and truncation. Numbers are raw integers in the profile's unit."""
+        return _run(lambda: tools.analyze(load(source, sample_type, query), limit))
+
+    @tool
+    def top_functions(
+        source: Source = "demo",
+        order: Literal["self", "total"] = "self",
+        limit: Limit = 10,
+        sample_type: SampleType = None,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """The functions using the most by self (directly) or by total (with callees), with coverage."""
+        return _run(lambda: tools.top_functions(load(source, sample_type, query), order, limit))
+
+    @tool
+    def function_details(
+        name: Name, source: Source = "demo", sample_type: SampleType = None, query: Query | None = None
+    ) -> CallToolResult:
+        """One function: self, total, what the frame is, its GPU-memory category and the knobs that change it."""
+        return _run(lambda: tools.function_details(load(source, sample_type, query), name))
+
+    @tool
+    def call_chain(
+        source: Source = "demo", name: Name | None = None, sample_type: SampleType = None, query: Query | None = None
+    ) -> CallToolResult:
+        """The heaviest call chain to a function, entry point first; without a name, to the biggest self."""
+        return _run(lambda: tools.call_chain(load(source, sample_type, query), name))
+
+    @tool
+    def callers_callees(
+        name: Name,
+        source: Source = "demo",
+        limit: Limit = 10,
+        sample_type: SampleType = None,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """Who calls a function and what it calls, heaviest first, over every place it appears."""
+        return _run(lambda: tools.callers_callees(load(source, sample_type, query), name, limit))
+
+    @tool
+    def diff(base: Source, new: Source, limit: Limit = 10, sample_type: SampleType = None) -> CallToolResult:
+        """What changed from a baseline profile to a new one, function by function, above a noise floor."""
+        return _run(lambda: tools.diff(load(base, sample_type), load(new, sample_type), limit))
+
+    @tool
+    def handoff(
+        source: Source = "demo", baseline: Source | None = None, limit: Limit = 5, query: Query | None = None
+    ) -> CallToolResult:
+        """The on-call handoff report (Markdown): scope, headline numbers, top consumers, changes, next steps."""
+        return _run(lambda: tools.handoff(load(source, None, query), load(baseline) if baseline else None, limit))
+
+    @tool
+    def ask(
+        question: Annotated[str, Field(min_length=1, max_length=tools.MAX_QUESTION_CHARS)],
+        source: Source = "demo",
+        sample_type: SampleType = None,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """An offline answer to a question about a profile (no model is called; numbers are the analyzer's)."""
+        return _run(lambda: tools.ask(load(source, sample_type, query), question))
+
+    return server
+
+
+def serve(access: Access, transport: str, host: str, port: int) -> None:
+    server = build_server(access)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)

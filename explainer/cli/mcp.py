@@ -1,0 +1,63 @@
+"""``explainer mcp``: the analyzer as an MCP server for coding assistants (Claude Desktop, VS Code, Cursor).
+
+stdio by default (the assistant starts the process); ``--transport http`` serves streamable HTTP
+on 127.0.0.1. Files are opened only under ``--root`` (default: the working directory); a
+Pyroscope server is the operator's choice (``--server`` and the usual auth options), never the
+assistant's. See docs/mcp.md for the client configuration snippets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TextIO
+
+from explainer.cli.server_args import add_connection_arguments
+from explainer.errors import QueryError
+from explainer.pyroscope.auth import ENV_URL
+from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "mcp",
+        help="serve the analyzer to coding assistants (Model Context Protocol, stdio or HTTP)",
+        description="Run an MCP server with read-only tools: analyze, top_functions, function_details, "
+        "call_chain, callers_callees, diff, handoff and ask (offline). Profiles are read only under --root; "
+        "'pyroscope' sources query the server given here.",
+    )
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
+    p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"HTTP bind address (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N", help=f"HTTP port (default {DEFAULT_PORT})")
+    p.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory whose profiles the tools may read (repeatable; default: the working directory)",
+    )
+    p.add_argument(
+        "--max-size",
+        type=int,
+        default=DEFAULT_MAX_DECOMPRESSED,
+        metavar="BYTES",
+        help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",
+    )
+    add_connection_arguments(p)
+    p.add_argument("--profile-type", default="gpu-memory", metavar="ID", help="default profile type of queries")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from explainer.assist.server import serve
+    from explainer.assist.sources import Access
+
+    if not 1 <= args.port <= 65535:
+        raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
+    configured = args.server or os.environ.get(ENV_URL) or getattr(args, "server_fallback", None)
+    server = args if configured else None
+    access = Access.under(args.root or [os.getcwd()], server=server, max_size=args.max_size)
+    serve(access, args.transport, args.host, args.port)
+    return 0

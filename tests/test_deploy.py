@@ -1,0 +1,180 @@
+"""The container image definition and the Kubernetes manifest agree with the app they run.
+
+GIVEN Dockerfile and deploy/explainer.yaml, THEN both parse; the command they run is a real
+``explainer app`` command line (parsed by our own parser); port, health path and user agree with
+explainer/cli/app.py and with each other; the settings they pass are variables the code reads;
+and the image's HEALTHCHECK command really answers against a running app. The image itself is
+built only where a container engine and the base image are available (not on an offline CI box).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO, use_packaged_streamlit_settings
+from explainer.cli import app
+from explainer.cli.main import build_parser
+from explainer.explain.llm.settings import KEYS as MODEL_KEYS
+from explainer.pyroscope.auth import ENV_TENANT, ENV_TOKEN, ENV_URL
+from mcp_client import free_port
+
+DOCKERFILE = REPO / "Dockerfile"
+MANIFEST = REPO / "deploy" / "explainer.yaml"
+READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT}
+
+
+def instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) per Dockerfile instruction, continuations joined, comments dropped."""
+    joined = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in joined.splitlines() if line.strip()]
+
+
+def final_stage() -> list[tuple[str, str]]:
+    steps = instructions(DOCKERFILE.read_text(encoding="utf-8"))
+    last = max(i for i, (op, _) in enumerate(steps) if op == "FROM")
+    return steps[last:]
+
+
+def one(steps: list[tuple[str, str]], op: str) -> str:
+    found = [arg for o, arg in steps if o == op]
+    assert len(found) == 1, op
+    return found[0]
+
+
+def assert_runs_the_app(argv: list[str]) -> None:
+    assert argv[0] == "explainer"
+    args = build_parser().parse_args(argv[1:])
+    assert args.run is app.run, "the image must run explainer app"
+    assert (args.host, args.port) == ("0.0.0.0", app.DEFAULT_PORT)
+
+
+def test_dockerfile_is_multi_stage_slim_non_root_and_runs_the_app() -> None:
+    steps = instructions(DOCKERFILE.read_text(encoding="utf-8"))
+    bases = [arg for op, arg in steps if op == "FROM"]
+    assert len(bases) >= 2 and all("-slim" in b for b in bases)
+    last = final_stage()
+    user = one(last, "USER").split(":")[0]
+    assert user not in ("root", "0") and int(user) >= 1000
+    assert one(last, "EXPOSE") == str(app.DEFAULT_PORT)
+    entry, cmd = json.loads(one(last, "ENTRYPOINT")), json.loads(one(last, "CMD"))
+    assert_runs_the_app(entry + cmd)
+    health = one(last, "HEALTHCHECK")
+    assert f"http://127.0.0.1:{app.DEFAULT_PORT}{app.HEALTH_PATH}" in health
+    for op, arg in steps:
+        if op == "COPY" and "--from" not in arg:
+            for source in arg.split()[:-1]:
+                assert (REPO / source).exists(), source
+                assert f"!{source.rstrip('/')}" in (REPO / ".dockerignore").read_text()
+
+
+def manifest() -> dict[str, dict[str, Any]]:
+    docs = [d for d in yaml.safe_load_all(MANIFEST.read_text(encoding="utf-8")) if d]
+    return {d["kind"]: d for d in docs}
+
+
+def test_manifest_runs_the_app_in_gadget_with_matching_port_and_probes() -> None:
+    objects = manifest()
+    assert set(objects) == {"ConfigMap", "Secret", "Deployment", "Service"}
+    assert {o["metadata"]["namespace"] for o in objects.values()} == {"gadget"}
+    pod = objects["Deployment"]["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    assert_runs_the_app(container["command"] + container["args"])
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": app.DEFAULT_PORT}
+    for probe in ("readinessProbe", "livenessProbe"):
+        get = container[probe]["httpGet"]
+        assert get["path"] == app.HEALTH_PATH and ports[get["port"]] == app.DEFAULT_PORT
+    service = objects["Service"]["spec"]
+    assert service["type"] == "ClusterIP"  # no login of its own: never exposed directly
+    assert service["selector"].items() <= pod["metadata"]["labels"].items()
+    assert [ports[p["targetPort"]] for p in service["ports"]] == [app.DEFAULT_PORT]
+
+
+def test_manifest_security_matches_the_image() -> None:
+    pod = manifest()["Deployment"]["spec"]["template"]["spec"]
+    uid = int(one(final_stage(), "USER").split(":")[0])
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == uid
+    (container,) = pod["containers"]
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert "limits" in container["resources"]
+
+
+def test_manifest_settings_are_variables_the_code_reads() -> None:
+    objects = manifest()
+    passed = set(objects["ConfigMap"]["data"]) | set(objects["Secret"]["stringData"])
+    assert passed <= READ_BY_THE_CODE, passed - READ_BY_THE_CODE
+    assert objects["ConfigMap"]["data"][ENV_URL].startswith("http://pyroscope.gadget.svc")
+    (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
+    refs = [next(iter(e.values()))["name"] for e in container["envFrom"]]
+    assert refs == [objects["ConfigMap"]["metadata"]["name"], objects["Secret"]["metadata"]["name"]]
+
+
+def test_the_image_healthcheck_command_answers_a_running_app(tmp_path: Path) -> None:
+    port = free_port()
+    argv = json.loads(one(final_stage(), "HEALTHCHECK").split("CMD", 1)[1])
+    check = [sys.executable, *argv[1:]]
+    check[-1] = check[-1].replace(f":{app.DEFAULT_PORT}/", f":{port}/")
+    log = (tmp_path / "app.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "explainer", "app", "--port", str(port)], stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 90
+        while subprocess.run(check, capture_output=True, timeout=30).returncode != 0:
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "app.log").read_text()
+            time.sleep(0.5)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+    assert subprocess.run(check, capture_output=True, timeout=30).returncode != 0  # and fails once it is gone
+
+
+def _engine() -> str | None:
+    for engine in ("docker", "podman"):
+        if shutil.which(engine):
+            try:
+                ok = subprocess.run([engine, "image", "inspect", "python:3.12-slim"], capture_output=True, timeout=20)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if ok.returncode == 0:
+                return engine
+    return None
+
+
+def test_the_image_builds_where_an_engine_and_the_base_image_exist() -> None:
+    engine = _engine()
+    if engine is None:
+        pytest.skip("no running container engine with python:3.12-slim available (offline machine)")
+    built = subprocess.run([engine, "build", "-t", "explainer:test", str(REPO)], capture_output=True, timeout=1800)
+    assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_the_app_starts_on_the_deployments_pyroscope_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyroscope_server import PyroscopeServer
+    from streamlit.testing.v1 import AppTest
+
+    from explainer.demo import demo_profile
+    from explainer.ui import sources
+
+    GPU = "process_cpu:malloc:bytes::"  # the AKS profiler's GPU-memory type, as the test server serves it
+    with PyroscopeServer({GPU: demo_profile()}, require_auth="Bearer tok-123", require_tenant="team-a") as server:
+        monkeypatch.setenv(ENV_URL, server.url)
+        monkeypatch.setenv(ENV_TOKEN, "tok-123")
+        monkeypatch.setenv(ENV_TENANT, "team-a")
+        use_packaged_streamlit_settings()
+        at = AppTest.from_file(str(app.APP_SCRIPT), default_timeout=60).run()
+        at.radio(key="source_kind").set_value(sources.SERVER).run()
+        assert at.text_input(key="pyro_url").value == server.url
+        at.button(key="pyro_connect").click().run()
+        assert not at.exception and not at.sidebar.error, [e.value for e in at.sidebar.error]
+        assert at.selectbox(key="pyro_type").value.id == GPU
