@@ -30,7 +30,7 @@ browser-deps:
 	  else echo "chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; }
 
 lint: install
-	$(BIN)/ruff check explainer tests bench
+	$(BIN)/ruff check explainer tests bench tools
 	$(BIN)/ruff format --check explainer
 
 typecheck: install
@@ -46,7 +46,7 @@ fixtures: install
 
 # Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
 catalogs: install
-	$(BIN)/python -m explainer.explain.answers.catalog
+	$(BIN)/python tools/catalogs.py
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gettext
 import re
+import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -19,8 +20,10 @@ from babel.messages.pofile import read_po
 
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.explain import Conversation, LlmSettings
-from explainer.explain.answers import catalog
 from explainer.explain.answers.language import translations
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import catalogs as catalog
 
 PO = catalog.LOCALE / "nl" / "LC_MESSAGES" / "explainer.po"
 PLACEHOLDER = re.compile(r"\{\w+\}")

@@ -114,7 +114,7 @@ def test_a_failed_read_is_not_cached() -> None:
 
 def test_two_app_sessions_share_the_profile_and_its_analysis() -> None:
     sources.SHARED.clear()
-    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    app = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
     data = folded("GPUModelRunner._allocate_kv_cache_tensors")
     sessions = []
     for _ in range(2):

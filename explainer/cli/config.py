@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from explainer.errors import ConfigError
-from explainer.symbols import clean
 
 ENV_CONFIG, ENV_CONTEXT = "EXPLAINER_CONFIG", "EXPLAINER_CONTEXT"
 MAX_CONFIG_BYTES = 1 << 20
@@ -49,6 +48,13 @@ SECRETS = {"password": ("PYROSCOPE_PASSWORD", "PROFILECLI_PASSWORD"), "token": (
 # pyroscope`, never switching a command that was given a file over to the server
 SERVER = ("server_fallback", "PYROSCOPE_URL", "PROFILECLI_URL", "server")
 KEYS = {key for *_, key in (*SETTINGS, SERVER)} | {f"{s}-{how}" for s in SECRETS for how in ("file", "env")}
+
+
+def clean(text: str, limit: int) -> str:
+    """Untrusted text in a message; imported here, not at the top: ``--help`` must not load the decoders."""
+    from explainer.symbols import clean as clean_name
+
+    return clean_name(text, limit)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -59,10 +59,18 @@ def build_parser(running: str = ALL) -> argparse.ArgumentParser:
     return parser
 
 
+VALUED = ("--config", "--context")  # the top level's options that take a value (config.add_arguments)
+
+
 def verb_in(argv: Sequence[str]) -> str:
-    """The command named in ``argv`` ("" when none): the first word, as the top level has no valued options."""
-    first = next((a for a in argv if not a.startswith("-")), "")
-    return first if first in VERBS else ""
+    """The command named in ``argv`` ("" when none): the first word that is not an option or its value."""
+    words = iter(argv)
+    for word in words:
+        if word in VALUED:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in VERBS else ""
+    return ""
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:

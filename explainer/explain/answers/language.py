@@ -1,6 +1,6 @@
 """The language of an answer: gettext message catalogs, compiled from ``explainer/locale/*/LC_MESSAGES/explainer.po``.
 
-English is the source language (the messages themselves). ``make catalogs`` re-extracts the
+English is the source language (the messages themselves). ``make catalogs`` (``tools/catalogs.py``) re-extracts the
 messages with Babel (the answers' ``w.t(...)``/``w.tn(...)`` calls, the resource words marked with
 :func:`N_`, and the knowledge base's texts) into ``explainer.pot``, merges them into each ``.po``,
 and compiles the ``.mo`` the package reads with the standard library's :mod:`gettext`.

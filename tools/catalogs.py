@@ -1,4 +1,4 @@
-"""Build the message catalogs: ``python -m explainer.explain.answers.catalog`` (``make catalogs``).
+"""Build the message catalogs: ``python tools/catalogs.py`` (``make catalogs``), a development tool.
 
 Extracts every message the offline answers write (``w.t``, ``w.tn``, ``N_``), the knowledge base's
 texts (frame explanations, knob effects, category labels and descriptions) and the meanings and
@@ -21,7 +21,7 @@ from babel.messages.pofile import read_po, write_po
 
 from explainer.explain.answers.language import DOMAIN, LANGUAGES
 
-PACKAGE = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1] / "explainer"
 LOCALE = PACKAGE / "locale"
 KEYWORDS = {"t": None, "tn": (1, 2), "N_": None}
 SOURCES = ("explain/answers/**.py", "explain/conversation.py")
