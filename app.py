@@ -11,7 +11,7 @@ import sys
 import streamlit as st
 
 from explainer.analysis.summary import summarize
-from explainer.ui import chat, flamegraph, sources, views
+from explainer.ui import chat, flamegraph, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -29,9 +29,9 @@ settings = chat.settings_from(st.secrets)  # read on every run, never kept in th
 
 st.title(":material/local_fire_department: explainer", anchor=False)
 views.headline(st, summary, page.label)
-left, right = st.columns([11, 9], gap="large")  # answers hold tables: the chat gets more room
-with left:
-    st.subheader("Ask about this profile")
+# answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
+tabs = dict(zip(views.TABS, st.tabs(views.TABS, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
+with tabs["Ask"]:
     mode = chat.mode_switch(st, settings)
     chat.panel(
         st,
@@ -41,13 +41,16 @@ with left:
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),
     )
+    sandwich.answer_button(st, state)
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
-with right:
-    st.subheader("Flame graph")
+with tabs["Flame graph"]:
     data = state.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
     flamegraph.show(st, state, page.profile, data)
-    st.subheader("Top functions")
+with tabs["Top functions"]:
     frame = state.derived(page.profile, "table", lambda: views.function_table(summary))
-    views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0])
-    st.subheader("Heaviest call chain")
+    pick = lambda fid: sandwich.select(st, state, page.profile.names[fid])  # noqa: E731
+    views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
+with tabs[sandwich.TAB]:
+    sandwich.show(st, state, summary)
+with tabs["Call chain"]:
     views.heaviest_chain(st, summary)

@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers.flamegraph import encode_flamegraph
-from explainer.ui import sources
+from explainer.ui import flamegraph, sources
 from explainer.writers import to_folded, to_pprof
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -71,6 +71,12 @@ def ask(at: AppTest, question: str = QUESTION) -> str:
     return "\n".join(m.value for m in reply.markdown)
 
 
+def flame_payload(at: AppTest) -> dict[str, Any]:
+    """The data the flame graph component received (the browser draws it)."""
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)  # type: ignore[no-any-return]
+
+
 def top_function(at: AppTest) -> str:
     return str(at.dataframe[0].value.iloc[0]["function"])
 
@@ -81,7 +87,7 @@ def test_opens_useful_on_the_demo() -> None:
     assert any("vLLM" in c.value for c in at.caption)
     assert len(at.button) >= 2, "suggested first questions"
     assert top_function(at) == KV
-    assert at.get("plotly_chart"), "the flame graph is on the page"
+    assert flame_payload(at)["names"], "the flame graph is on the page"
     assert at.get("download_button"), "the handoff download"
     assert at.radio(key="answer_mode").value == "Offline explainer"
 
@@ -163,13 +169,33 @@ def test_hostile_symbol_names_render_as_text() -> None:
     text = ask(at)
     assert not at.get("html"), "no st.html anywhere"
     for el in [*at.markdown, *at.caption, *at.warning, *at.info, *at.error]:
-        assert not el.proto.allow_html, el.value
+        assert not getattr(el.proto, "allow_html", False), el.value  # alerts have no HTML mode at all
         prose = re.sub(r"`[^`]*`", "", el.value)  # code spans show their text verbatim
         assert "<img" not in prose and "<script" not in prose and "![" not in prose, el.value
     assert HOSTILE[0] in list(at.dataframe[0].value["function"])
     assert HOSTILE[0] in text or "img src" not in text
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "&lt;img src=x onerror=alert(1)&gt;" in spec and "<img" not in spec and "<script" not in spec
+    names = flame_payload(at)["names"]
+    assert all(h in names for h in HOSTILE), "names reach the browser as JSON strings, drawn there as text"
+
+
+def test_the_flame_graph_script_never_parses_names_as_html() -> None:
+    """Names are drawn with canvas fillText or set as textContent; nothing in the component parses HTML."""
+    script = (Path(flamegraph.__file__).parent / "flame" / "flame.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script, sink
+    assert "textContent" in script and "fillText" in script
+
+
+def test_fifty_thousand_functions_under_one_root_draw_the_budgeted_bars() -> None:
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for i in range(50_000):
+        b.add(["main", f"handler_{i}", "leaf"], 1000)
+    at = upload(app(), "wide.folded", to_folded(b.build()).encode())
+    no_exception(at)
+    data = flame_payload(at)
+    real = [i for i in range(1, len(data["func"])) if data["func"][i] != data["otherId"]]
+    assert len(data["parent"]) >= 8191 and len(real) >= 8000, (len(data["parent"]), len(real))
+    assert any("8,192-bar budget" in c.value for c in at.caption)
 
 
 def _walk(obj: Any, depth: int = 0, seen: set[int] | None = None) -> str:

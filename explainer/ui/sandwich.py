@@ -1,0 +1,104 @@
+"""The sandwich view of one function (Grafana's name): its callees above it, its callers below,
+and its own self and total between them, from :func:`explainer.analysis.sandwich.sandwich`.
+
+One selected function per session (``SessionData.selected``), set from the flame graph's
+"Sandwich view" button, a row of the top table, the button under the last answer, or a row of
+this view itself; the Sandwich tab is opened when it changes, so every entry point lands here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from explainer import units
+from explainer.analysis.sandwich import Neighbour, sandwich
+from explainer.analysis.summary import Summary
+from explainer.report.analyze import md_cell
+from explainer.symbols import clean, decode
+from explainer.ui.state import SessionData
+
+TAB = "Sandwich"
+PANEL_KEY = "panel"  # the key of the page's tabs
+LIMIT = 25
+
+
+def select(st: Any, state: SessionData, name: str) -> None:
+    """Make ``name`` the sandwich's function and open its tab (used inside widget callbacks)."""
+    if name:
+        state.selected = name
+        st.session_state[PANEL_KEY] = TAB
+
+
+def answer_button(st: Any, state: SessionData) -> None:
+    """Under the chat: the last answer's function, one click from its sandwich view."""
+    if state.focus:
+        st.button(
+            f"Sandwich view of {clean(state.focus, 60)}",
+            key="sandwich_from_answer",
+            icon=":material/call_split:",
+            on_click=select,
+            args=(st, state, state.focus),
+            help="Its callers and callees, with its self and total",
+        )
+
+
+def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "function": [clean(n.name) for n in neighbours],
+            "value": [units.format_value(n.value, unit) for n in neighbours],
+            "share of it": [units.format_share(n.value, whole) for n in neighbours],
+            "meaning": [decode(n.name).meaning for n in neighbours],
+        }
+    )
+
+
+def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key: str) -> None:
+    def follow() -> None:  # a click on a neighbour moves the sandwich to it
+        rows = st.session_state[key].selection.rows
+        if rows and raw[rows[0]] not in ("(entry point)", "(self)"):
+            select(st, state, raw[rows[0]])
+
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        on_select=follow,
+        selection_mode="single-row",
+        column_config={
+            "function": st.column_config.TextColumn(width="large"),
+            "value": st.column_config.TextColumn(width="small"),
+            "share of it": st.column_config.TextColumn(width="small"),
+            "meaning": st.column_config.TextColumn(width="large"),
+        },
+    )
+
+
+def show(st: Any, state: SessionData, summary: Summary) -> None:
+    profile = summary.profile
+    fid = profile.function_id(state.selected) if state.selected else None
+    if fid is None:
+        st.info(
+            "Pick a function: click a bar and then 'Sandwich view' in the flame graph, click a row of the top "
+            "table, or use the button under an answer.",
+            icon="🥪",
+        )
+        return
+    view = sandwich(profile, fid, limit=LIMIT)
+    self_v, total_v = int(summary.stats.self_values[fid]), int(summary.stats.total_values[fid])
+    unit, grand = profile.unit, summary.total
+    st.markdown(f"**Callees of** {md_cell(view.function)}: what it calls (above it in the flame graph)")
+    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
+    cols = st.columns(3)
+    cols[0].metric("Function", clean(view.function, 80), help=clean(view.function))
+    cols[1].metric("Self", f"{units.format_value(self_v, unit)} ({units.format_share(self_v, grand)})")
+    cols[2].metric("Total", f"{units.format_value(total_v, unit)} ({units.format_share(total_v, grand)})")
+    st.markdown(f"**Callers of** {md_cell(view.function)}: who calls it (below it in the flame graph)")
+    _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers")
+    st.caption(
+        f"Shares are of the function's total, {units.format_value(total_v, unit)}; each edge is counted once per "
+        f"stack (pprof's rule); the {LIMIT} heaviest callers and callees are listed."
+    )
