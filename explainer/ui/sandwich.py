@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from explainer import units
-from explainer.analysis.sandwich import Neighbour, sandwich
+from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich
 from explainer.analysis.summary import Summary
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean, decode
@@ -22,6 +22,7 @@ from explainer.ui.state import SessionData
 TAB = "Sandwich"
 PANEL_KEY = "panel"  # the key of the page's tabs
 LIMIT = 25
+_PLACES = {ENTRY: "the function is where these stacks start", SELF: "what the function holds itself"}
 
 
 def select(st: Any, state: SessionData, name: str) -> None:
@@ -50,7 +51,7 @@ def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFr
             "function": [clean(n.name) for n in neighbours],
             "value": [units.format_value(n.value, unit) for n in neighbours],
             "share of it": [units.format_share(n.value, whole) for n in neighbours],
-            "meaning": [decode(n.name).meaning for n in neighbours],
+            "meaning": [_PLACES.get(n.name) or decode(n.name).meaning for n in neighbours],
         }
     )
 
@@ -58,7 +59,7 @@ def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFr
 def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key: str) -> None:
     def follow() -> None:  # a click on a neighbour moves the sandwich to it
         rows = st.session_state[key].selection.rows
-        if rows and raw[rows[0]] not in ("(entry point)", "(self)"):
+        if rows and raw[rows[0]] not in _PLACES:
             select(st, state, raw[rows[0]])
 
     st.dataframe(
@@ -92,10 +93,10 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     unit, grand = profile.unit, summary.total
     st.markdown(f"**Callees of** {md_cell(view.function)}: what it calls (above it in the flame graph)")
     _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
-    cols = st.columns(3)
-    cols[0].metric("Function", clean(view.function, 80), help=clean(view.function))
-    cols[1].metric("Self", f"{units.format_value(self_v, unit)} ({units.format_share(self_v, grand)})")
-    cols[2].metric("Total", f"{units.format_value(total_v, unit)} ({units.format_share(total_v, grand)})")
+    st.markdown(f"#### {md_cell(view.function)}")
+    cols = st.columns(2)
+    cols[0].metric("Self", f"{units.format_value(self_v, unit)} ({units.format_share(self_v, grand)})")
+    cols[1].metric("Total", f"{units.format_value(total_v, unit)} ({units.format_share(total_v, grand)})")
     st.markdown(f"**Callers of** {md_cell(view.function)}: who calls it (below it in the flame graph)")
     _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers")
     st.caption(

@@ -91,6 +91,7 @@ class FlameView {
     this.tip = el("div", "fg-tip");
     this.root.append(this.bar, this.crumbs, this.status, this.canvas, this.tip);
     parent.append(this.root);
+    this.root.__flame = this;  // lets tests and bench/ ask where a bar is drawn (locate) and time draws
     this.zoom = 0;
     this.selected = 0;
     this.query = "";
@@ -141,8 +142,8 @@ class FlameView {
 
   color(i, hit) {
     const d = this.d, t = this.theme;
-    if (hit && !hit[i]) return t.dark ? "#3a3a44" : "#e7e5e4";
-    if (hit) return t.primary;
+    if (hit && hit[i]) return t.primary;
+    if (hit && this.query) return t.dark ? "#3a3a44" : "#e7e5e4";  // a search fades the rest; an answer's focus does not
     if (i === 0 || d.func[i] === d.otherId) return t.dark ? "#57534e" : "#a8a29e";
     if (d.mode === "diff") return this.diffColor(i);
     const h = hash(d.groups[d.group[d.func[i]]]) % 360;
@@ -202,6 +203,7 @@ class FlameView {
       }
     }
     this.root.dataset.drawn = String(drawn);
+    this.root.dataset.drawnAt = String(performance.now());
     this.crumb(ancestors);
     this.describe(hit);
   }
@@ -216,8 +218,8 @@ class FlameView {
       if (fits < 3) return;
       text = name.slice(0, fits) + "…";
     }
-    ctx.fillStyle = hit && !hit[i] ? (this.theme.dark ? "#8a8a94" : "#a8a29e") : this.theme.dark && !hit ? "#f5f5f4" : "#1c1917";
-    if (hit && hit[i]) ctx.fillStyle = "#ffffff";
+    const faded = hit && !hit[i] && this.query;
+    ctx.fillStyle = hit && hit[i] ? "#ffffff" : faded ? (this.theme.dark ? "#8a8a94" : "#a8a29e") : this.theme.dark ? "#f5f5f4" : "#1c1917";
     ctx.fillText(text, x + 3, row * ROW + ROW / 2);
   }
 
@@ -241,14 +243,15 @@ class FlameView {
   }
 
   describe(hit) {
+    const d = this.d, z = this.zoom, parts = [];
+    if (z) parts.push(`Zoomed on ${d.names[d.func[z]]}: ${formatValue(d.total[z], d.unit)} (${formatShare(d.total[z], d.grand)} of all).`);
+    if (hit) parts.push(this.matchText(hit));
+    if (!parts.length) parts.push(`${(d.parent.length - 1).toLocaleString("en-US")} bars, ${formatValue(d.grand, d.unit)} in all. Click a bar to zoom; hover for details.`);
+    this.status.textContent = parts.join(" ");
+  }
+
+  matchText(hit) {
     const d = this.d;
-    if (!hit) {
-      const z = this.zoom;
-      this.status.textContent = z
-        ? `Zoomed on ${d.names[d.func[z]]}: ${formatValue(d.total[z], d.unit)} (${formatShare(d.total[z], d.grand)} of all).`
-        : `${(d.parent.length - 1).toLocaleString("en-US")} bars, ${formatValue(d.grand, d.unit)} in all. Click a bar to zoom; hover for details.`;
-      return;
-    }
     let bars = 0, held = 0;
     for (let i = 1; i < hit.length; i++) {
       if (!hit[i]) continue;
@@ -258,7 +261,7 @@ class FlameView {
       if (!nested) held += d.total[i];
     }
     const what = this.query ? `match “${this.search.value.trim()}”` : `are the last answer's function ${this.focus}`;
-    this.status.textContent = `${bars.toLocaleString("en-US")} bar(s) ${what}: they hold ${formatValue(held, d.unit)} (${formatShare(held, d.grand)} of all)` +
+    return `${bars.toLocaleString("en-US")} bar(s) ${what}: they hold ${formatValue(held, d.unit)} (${formatShare(held, d.grand)} of all)` +
       (d.otherId >= 0 ? "; matches merged into grey “other” bars are not counted." : ".");
   }
 
@@ -310,8 +313,6 @@ export default function (component) {
   if (!view) {
     view = new FlameView(parentElement, (event, value) => view.sendTo(event, value));
     parentElement.__flame = view;
-    const host = parentElement.host || parentElement;
-    host.__flame = view;
   }
   view.sendTo = setTriggerValue;
   if (data) view.update(data);
