@@ -11,7 +11,7 @@ import sys
 import streamlit as st
 
 from explainer.analysis.summary import summarize
-from explainer.ui import chat, flamegraph, sandwich, sources, views
+from explainer.ui import chat, diffview, flamegraph, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -29,8 +29,11 @@ settings = chat.settings_from(st.secrets)  # read on every run, never kept in th
 
 st.title(":material/local_fire_department: explainer", anchor=False)
 views.headline(st, summary, page.label)
+if page.baseline is not None:
+    diffview.banner(st, state, page.baseline)
 # answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
-tabs = dict(zip(views.TABS, st.tabs(views.TABS, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
+names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
+tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
 with tabs["Ask"]:
     mode = chat.mode_switch(st, settings)
     chat.panel(
@@ -54,3 +57,6 @@ with tabs[sandwich.TAB]:
     sandwich.show(st, state, summary)
 with tabs["Call chain"]:
     views.heaviest_chain(st, summary)
+if page.baseline is not None:
+    with tabs[diffview.TAB]:
+        diffview.show(st, state, page.profile, page.baseline)

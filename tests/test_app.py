@@ -344,3 +344,26 @@ def test_model_mode_shows_what_would_be_sent_before_sending() -> None:
         no_exception(at)
         assert len(server.requests) == sent, "answered offline: nothing sent"
         assert "answered offline" in at.chat_message[-1].caption[-1].value
+
+
+def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
+    at = upload(app(), "now.folded", to_folded(profile("Grown.alloc")).encode())
+    before = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    before.add(["main", "Worker.run", "Grown.alloc"], 3_000_000_000)
+    before.add(["main", "Worker.run", "Helper.small"], 1_000_000_000)
+    before.add(["main", "other_path"], 500_000_000)
+    baseline = ("before.folded", to_folded(before.build()).encode(), "text/plain")
+    at.file_uploader(key="upload_baseline").set_value(baseline)
+    at.run()
+    no_exception(at)
+    assert any("Comparing with the baseline" in i.value and "before.folded" in i.value for i in at.info)
+    table = at.dataframe[-1].value
+    grown = table[table["function"] == "Grown.alloc"].iloc[0]
+    assert (grown["self before"], grown["self after"], grown["verdict"]) == ("3,000,000,000", "9,000,000,000", "grew")
+    diff = next(json.loads(e.proto.json) for e in at.get("bidi_component") if '"mode": "diff"' in e.proto.json)
+    node = next(i for i in range(1, len(diff["func"])) if diff["names"][diff["func"][i]] == "Grown.alloc")
+    assert (diff["before"][node], diff["after"][node], diff["noise"][node]) == (3 * 10**9, 9 * 10**9, 0)
+    at.button(key="clear_baseline").click().run()
+    no_exception(at)
+    assert not any("Comparing with" in i.value for i in at.info)
+    assert len(at.get("bidi_component")) == 1, "only the profile's own flame graph is left"

@@ -133,7 +133,7 @@ def tab(page: Any, name: str) -> None:
 
 def flame(page: Any, at_least: int = 1) -> Any:
     """The flame graph's root element, once it has drawn ``at_least`` bars."""
-    root = page.locator(".fg")
+    root = page.locator(".fg:visible")  # the one in the open tab
     root.wait_for(timeout=60_000)
     root.evaluate("(el, n) => new Promise((ok) => { const t = setInterval(() => { if (Number(el.dataset.drawn"
                   " || 0) >= n) { clearInterval(t); ok(); } }, 25); })", at_least)  # fmt: skip
@@ -141,7 +141,7 @@ def flame(page: Any, at_least: int = 1) -> Any:
 
 
 def bar(page: Any, name: str) -> dict[str, float]:
-    box = page.locator(".fg").evaluate("(el, n) => el.__flame.locate(n)", name)
+    box = page.locator(".fg:visible").evaluate("(el, n) => el.__flame.locate(n)", name)
     assert box, f"no bar drawn for {name!r}"
     return box  # type: ignore[no-any-return]
 
@@ -153,7 +153,7 @@ def has_text(page: Any, locator: Any, text: str) -> None:
 
 
 def drawn(page: Any) -> int:
-    return int(page.locator(".fg").get_attribute("data-drawn") or 0)
+    return int(page.locator(".fg:visible").get_attribute("data-drawn") or 0)
 
 
 def shot(page: Any, name: str) -> None:
@@ -403,3 +403,42 @@ def bench_profile(stacks: int) -> Path:
         return Path(run.ensure_profile(stacks, run.generator_script()))
     except run.BenchError as exc:
         pytest.skip(f"no generated profile: {exc}")
+
+
+def shrunk_demo() -> Profile:
+    """The demo as it was before the KV cache grew: that allocation at a third of its size."""
+    from explainer.demo import demo_profile
+
+    p = demo_profile()
+    b = ProfileBuilder(p.sample_type)
+    for i in range(p.stack_count):
+        frames = [p.names[f] for f in p.frames[p.offsets[i] : p.offsets[i + 1]]]
+        b.add(frames, int(p.values[i]) // (3 if frames[-1] == KV else 1))
+    return b.build()
+
+
+def test_diff_colours_a_grown_function_red_and_the_baseline_clears(browser: Any, demo_url: str, tmp_path: Path) -> None:
+    path = tmp_path / "before.pb.gz"
+    path.write_bytes(to_pprof(shrunk_demo()))
+    page, seen = watched_page(browser)
+    open_app(page, demo_url)
+    page.get_by_text("Compare with a baseline").click()
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Baseline profile")
+    uploader.locator('input[type="file"]').set_input_files(str(path))
+    page.get_by_text("Comparing with the baseline").wait_for(timeout=60_000)
+    tab(page, "Diff")
+    root = flame(page, 20)
+    target = bar(page, KV)
+    r, g, b = page.evaluate(PIXEL_JS, [root.element_handle(), target["x"] + 40, target["y"]])
+    assert r > g + 40 and r > b + 40, f"the grown allocation is red, got {(r, g, b)}"
+    page.mouse.move(target["x"], target["y"])
+    tip = page.locator(".fg-tip:visible")
+    tip.wait_for()
+    assert "Before: 18.4 GB" in tip.inner_text() and "After: 55.1 GB" in tip.inner_text()
+    has_text(page, page.locator('[data-testid="stDataFrame"]:visible').first, "grew")
+    shot(page, "diff")
+    page.get_by_role("button", name="Clear baseline").click()
+    page.get_by_text("Comparing with the baseline").wait_for(state="detached", timeout=30_000)
+    assert page.get_by_role("tab", name="Diff", exact=True).count() == 0
+    shot(page, "diff-cleared")
+    assert not seen["errors"] and not seen["outside"], seen

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from explainer import units
+from explainer.analysis.difftree import DiffTree
 from explainer.analysis.tree import DEFAULT_MAX_NODES, CallTree, build_tree
 from explainer.knowledge.classify import OTHER as UNCURATED
 from explainer.knowledge.classify import classify, label
@@ -99,6 +100,23 @@ def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
     data, raw = payload(tree, len(profile.names))
     is_other = (tree.func >= len(profile.names)) & (np.arange(tree.size) > 0)
     return FlameData(tree, data, raw, int(tree.total[is_other].sum()), int(is_other.sum()))
+
+
+def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The payload of :func:`payload` for the tree of both profiles, with each side's values per node."""
+    data, raw = payload(diff.tree, diff.name_count)
+    moved = np.where(diff.noise, 0, np.abs(diff.after - diff.before))
+    moved[0] = 0  # the root holds every change: scale the colours to the call paths instead
+    data.update(
+        mode="diff",
+        before=diff.before.tolist(),
+        after=diff.after.tolist(),
+        noise=diff.noise.astype(int).tolist(),
+        grandBefore=diff.total_before,
+        grandAfter=diff.total_after,
+        maxChange=int(moved.max(initial=0)),
+    )
+    return data, raw
 
 
 def caption(data: FlameData, profile: Profile) -> str:

@@ -80,8 +80,10 @@ def _options(st: Any, sample_type: str | None = None) -> ReadOptions:
     return ReadOptions(sample_type=sample_type, unit=None if unit == "auto" else unit, max_input=MAX_UPLOAD_BYTES)
 
 
-def _uploaded_profile(st: Any, state: SessionData, slot: str, label: str, help_text: str) -> tuple[Profile | None, str]:
-    uploaded = st.file_uploader(label, key=f"upload_{slot}", help=help_text, max_upload_size=MAX_UPLOAD_MB)
+def _uploaded_profile(
+    st: Any, state: SessionData, slot: str, label: str, help_text: str, key: str = ""
+) -> tuple[Profile | None, str]:
+    uploaded = st.file_uploader(label, key=key or f"upload_{slot}", help=help_text, max_upload_size=MAX_UPLOAD_MB)
     if uploaded is None:
         state.uploads.pop(slot, None)
         return None, ""
@@ -145,7 +147,13 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
             errors.append(err)
     with st.expander("Compare with a baseline (optional)"):
         baseline, err = _uploaded_profile(
-            st, state, "baseline", "Baseline profile", "An earlier profile of the same workload, to compare against."
+            st,
+            state,
+            "baseline",
+            "Baseline profile",
+            "An earlier profile of the same workload, to compare against.",
+            # "Clear baseline" gives the uploader a new key: a fresh, empty widget
+            key=f"upload_baseline_{state.baseline_rev}" if state.baseline_rev else "upload_baseline",
         )
         if err:
             errors.append(f"Baseline: {err}")

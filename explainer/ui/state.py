@@ -52,6 +52,7 @@ class SessionData:
     history: deque[Turn] = field(default_factory=lambda: deque(maxlen=MAX_TURNS))
     pending: str | None = None  # a question waiting for "send to model" or a suggestion click
     focus: str = ""  # the function the last answer was about, highlighted in the flame graph
+    baseline_rev: int = 0  # bumped by "Clear baseline": the baseline uploader starts empty again
     selected: str = ""  # the function of the sandwich view (from the flame graph, the table or an answer)
     uploads: dict[str, Loaded] = field(default_factory=dict)  # per uploader slot
     server: dict[str, Any] = field(default_factory=dict)  # Pyroscope lists, keyed without secrets

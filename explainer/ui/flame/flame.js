@@ -153,8 +153,8 @@ class FlameView {
   diffColor(i) {  // red for growth, green for shrinkage, grey under the noise floor (Pyroscope's scheme)
     const d = this.d, t = this.theme;
     if (d.noise[i]) return t.dark ? "#57534e" : "#d6d3d1";
-    const change = d.after[i] / Math.max(d.grandAfter, 1) - d.before[i] / Math.max(d.grandBefore, 1);
-    const strength = Math.min(1, Math.abs(change) / Math.max(d.maxShareChange, 1e-9));
+    const change = d.after[i] - d.before[i];  // raw, like the noise floor and the before/after table
+    const strength = Math.min(1, Math.abs(change) / Math.max(d.maxChange, 1));
     const light = t.dark ? 45 - 15 * strength : 80 - 30 * strength;
     return change >= 0 ? `hsl(0, 75%, ${light}%)` : `hsl(130, 55%, ${light}%)`;
   }
@@ -246,7 +246,11 @@ class FlameView {
     const d = this.d, z = this.zoom, parts = [];
     if (z) parts.push(`Zoomed on ${d.names[d.func[z]]}: ${formatValue(d.total[z], d.unit)} (${formatShare(d.total[z], d.grand)} of all).`);
     if (hit) parts.push(this.matchText(hit));
-    if (!parts.length) parts.push(`${(d.parent.length - 1).toLocaleString("en-US")} bars, ${formatValue(d.grand, d.unit)} in all. Click a bar to zoom; hover for details.`);
+    const bars = (d.parent.length - 1).toLocaleString("en-US");
+    const held = d.mode === "diff"
+      ? `baseline ${formatValue(d.grandBefore, d.unit)}, now ${formatValue(d.grandAfter, d.unit)}`
+      : `${formatValue(d.grand, d.unit)} in all`;
+    if (!parts.length) parts.push(`${bars} bars, ${held}. Click a bar to zoom; hover for details.`);
     this.status.textContent = parts.join(" ");
   }
 
