@@ -11,7 +11,7 @@ import sys
 import streamlit as st
 
 from explainer.analysis.summary import summarize
-from explainer.ui import chat, diffview, flamegraph, sandwich, sources, views
+from explainer.ui import chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -29,6 +29,7 @@ settings = chat.settings_from(st.secrets)  # read on every run, never kept in th
 
 st.title(":material/local_fire_department: explainer", anchor=False)
 views.headline(st, summary, page.label)
+pyroscope_form.loaded_query(st, page.profile, st.secrets)
 if page.baseline is not None:
     diffview.banner(st, state, page.baseline)
 # answers get the page's full width (their tables stay on one line); the views sit in tabs beside them

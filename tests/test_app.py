@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers.flamegraph import encode_flamegraph
-from explainer.ui import flamegraph, sources
+from explainer.ui import flamegraph, pyroscope_form, sources
 from explainer.writers import to_folded, to_pprof
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -301,6 +301,8 @@ def test_pyroscope_connection_fills_pickers_and_loads() -> None:
         at.selectbox(key="pyro_label").set_value("service_name").run()
         assert sorted(at.selectbox(key="pyro_value").options) == sorted(["vllm", HOSTILE[0]])
         at.selectbox(key="pyro_value").set_value("vllm").run()
+        at.button(key="pyro_add").click().run()
+        assert at.text_input(key="pyro_selector").value == '{service_name="vllm"}', "the drop-downs fill it in"
         at.button(key="pyro_load").click().run()
         no_exception(at)
         assert top_function(at) == "Served.from_pyroscope"
@@ -367,3 +369,41 @@ def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     no_exception(at)
     assert not any("Comparing with" in i.value for i in at.info)
     assert len(at.get("bidi_component")) == 1, "only the profile's own flame graph is left"
+
+
+def test_pyroscope_query_form_selector_range_series_peak_and_grafana() -> None:
+    mem = "memory:alloc_space:bytes:space:bytes"
+    with PyroscopeServer({mem: profile("Served.from_pyroscope")}, labels={"service_name": ["vllm"]}) as server:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.secrets.update({"EXPLAINER_GRAFANA_URL": "https://grafana.example", "EXPLAINER_GRAFANA_DATASOURCE": "pyro"})
+        at.run()
+        at.radio(key="source_kind").set_value(sources.SERVER).run()
+        at.text_input(key="pyro_url").set_value(server.url).run()
+        at.selectbox(key="pyro_window").set_value(pyroscope_form.CUSTOM).run()
+        at.text_input(key="pyro_from").set_value("2026-08-21T10:00:00Z")
+        at.text_input(key="pyro_until").set_value("2026-08-21T11:00:00Z").run()
+        at.button(key="pyro_connect").click().run()
+        no_exception(at)
+        # checked as typed: the caret sits under the first character that does not fit
+        typed = '{service_name="vllm" pod="a"}'
+        at.text_input(key="pyro_selector").set_value(typed).run()
+        code = at.sidebar.code[-1].value.splitlines()
+        assert code == [typed, " " * typed.index("pod") + "^"], code
+        assert "expected ',' between matchers" in at.sidebar.error[-1].value
+        at.text_input(key="pyro_selector").set_value('{service_name="vllm"}').run()
+        assert not at.sidebar.error and not at.sidebar.code
+        at.button(key="pyro_series").click().run()
+        no_exception(at)
+        assert at.get("vega_lite_chart"), "the series of the window"
+        assert any(c.value.startswith("Peak ") for c in at.sidebar.caption)
+        at.button(key="pyro_load_peak").click().run()
+        no_exception(at)
+        assert top_function(at) == "Served.from_pyroscope"
+        body = [s.body for s in server.seen if s.path.endswith("SelectMergeStacktraces")][-1]
+        start = 1_787_306_400_000  # 2026-08-21T10:00:00Z: the flat test series peaks at its first step
+        assert (int(body["start"]), int(body["end"])) == (start, start + 60_000)
+        assert body["labelSelector"] == '{service_name="vllm"}'
+        shown = " ".join(c.value for c in at.caption)
+        assert f"Query: `{mem}{{service_name=\"vllm\"}}`" in shown and "2026-08-21 10:00:00 UTC" in shown
+        (link,) = at.get("link_button")
+        assert link.proto.url.startswith("https://grafana.example/explore?schemaVersion=1&panes=")

@@ -442,3 +442,29 @@ def test_diff_colours_a_grown_function_red_and_the_baseline_clears(browser: Any,
     assert page.get_by_role("tab", name="Diff", exact=True).count() == 0
     shot(page, "diff-cleared")
     assert not seen["errors"] and not seen["outside"], seen
+
+
+def test_selector_error_is_shown_at_its_position(browser: Any, demo_url: str) -> None:
+    from pyroscope_server import PyroscopeServer
+
+    small = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    small.add(["main", "Served.from_pyroscope"], 10**9)
+    with PyroscopeServer({"memory:alloc_space:bytes:space:bytes": small.build()}, labels={"pod": ["a"]}) as server:
+        page, seen = watched_page(browser)
+        open_app(page, demo_url)
+        page.get_by_text("Pyroscope server").click()
+        page.get_by_role("textbox", name="Server URL").fill(server.url)
+        page.get_by_role("textbox", name="Server URL").press("Enter")
+        page.get_by_role("button", name="Connect").click()
+        selector = page.get_by_role("textbox", name="Label selector")
+        selector.wait_for(timeout=30_000)
+        typed = '{pod="a" zone="b"}'
+        selector.fill(typed)
+        selector.press("Enter")
+        code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]')
+        code.wait_for(timeout=30_000)
+        lines = code.inner_text().splitlines()
+        assert lines[:2] == [typed, " " * typed.index("zone") + "^"], lines
+        assert "expected ',' between matchers" in page.locator('[data-testid="stSidebar"]').inner_text()
+        page.locator('[data-testid="stSidebar"]').screenshot(path=str(ARTIFACTS / "selector-error.png"))
+        assert not seen["errors"] and not seen["outside"], seen
