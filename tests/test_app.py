@@ -407,3 +407,17 @@ def test_pyroscope_query_form_selector_range_series_peak_and_grafana() -> None:
         assert f"Query: `{mem}{{service_name=\"vllm\"}}`" in shown and "2026-08-21 10:00:00 UTC" in shown
         (link,) = at.get("link_button")
         assert link.proto.url.startswith("https://grafana.example/explore?schemaVersion=1&panes=")
+
+
+def test_long_names_are_cut_in_the_middle_and_searched_whole() -> None:
+    from explainer.analysis.summary import summarize
+    from explainer.ui import views
+
+    long = "torch::autograd::" + "detail::" * 20 + "THPVariable_linear"
+    cut = views.elide_middle(long)
+    assert len(cut) == views.NAME_COLUMN and cut.startswith("torch::autograd::") and cut.endswith("THPVariable_linear")
+    assert views.elide_middle("a\u202eb") == "a\ufffdb"  # cleaned first: no bidi control reaches a cell
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    b.add(["main", long], 10**9)
+    frame = views.function_table(summarize(b.build()))
+    assert list(views.search(frame, "detail::detail::THPVariable")["function"]) == [cut]

@@ -18,6 +18,7 @@ from explainer.symbols import clean
 from explainer.ui import flamegraph
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData
+from explainer.ui.views import elide_middle
 
 TAB = "Diff"
 TABLE_ROWS = 200
@@ -58,7 +59,7 @@ def table(diff: Diff) -> pd.DataFrame:
     unit = diff.unit
     return pd.DataFrame(
         {
-            "function": [clean(c.name) for c in rows],
+            "function": [elide_middle(c.name) for c in rows],
             "self before": [units.format_value(c.self_before, unit) for c in rows],
             "self after": [units.format_value(c.self_after, unit) for c in rows],
             "self change": [_signed(c.delta("self"), unit) for c in rows],

@@ -18,6 +18,7 @@ from explainer.analysis.summary import Summary
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean, decode
 from explainer.ui.state import SessionData
+from explainer.ui.views import elide_middle
 
 TAB = "Sandwich"
 PANEL_KEY = "panel"  # the key of the page's tabs
@@ -48,7 +49,7 @@ def answer_button(st: Any, state: SessionData) -> None:
 def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "function": [clean(n.name) for n in neighbours],
+            "function": [elide_middle(n.name) for n in neighbours],
             "value": [units.format_value(n.value, unit) for n in neighbours],
             "share of it": [units.format_share(n.value, whole) for n in neighbours],
             "meaning": [_PLACES.get(n.name) or decode(n.name).meaning for n in neighbours],

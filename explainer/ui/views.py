@@ -23,6 +23,21 @@ TABLE_ROWS = 500
 """Rows handed to the grid after searching; the caption says how many matched in all."""
 
 
+NAME_COLUMN = 72
+"""Characters of a name in a table cell; longer ones keep their start and end (where C++ and
+Python names say what they are) with an ellipsis in the middle. The full name is one click away
+(the row opens its sandwich view) and in the flame graph's tooltip."""
+
+
+def elide_middle(name: str, limit: int = NAME_COLUMN) -> str:
+    """``torch::autograd::…::THPVariable_linear``: the cleaned name, cut in the middle to ``limit``."""
+    shown = clean(name)
+    if len(shown) <= limit:
+        return shown
+    head = (limit - 1) // 2
+    return shown[:head] + "…" + shown[len(shown) - (limit - 1 - head) :]
+
+
 def display_scale(total: int, unit: str) -> tuple[str, float]:
     """One unit for a whole numeric column (``GB``, ``ms``...) so the column sorts as numbers.
 
@@ -47,7 +62,8 @@ def function_table(summary: Summary) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "id": ids,  # not shown: what a click on the row selects (names are cleaned for display)
-            "function": [clean(names[i]) for i in ids],
+            "function": [elide_middle(names[i]) for i in ids],
+            "name": [clean(names[i]) for i in ids],  # not shown: the whole name, for the search
             f"self ({suffix})": self_v / factor,
             "self %": 100.0 * self_v / max(total, 1),
             f"total ({suffix})": total_v / factor,
@@ -63,7 +79,7 @@ def search(frame: pd.DataFrame, query: str) -> pd.DataFrame:
     q = query.strip().lower()
     if not q:
         return frame
-    hit = frame["function"].str.lower().str.contains(q, regex=False) | frame["meaning"].str.lower().str.contains(
+    hit = frame["name"].str.lower().str.contains(q, regex=False) | frame["meaning"].str.lower().str.contains(
         q, regex=False
     )
     return frame[hit]
@@ -103,6 +119,7 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[
         selection_mode="single-row",
         column_config={
             "id": None,
+            "name": None,
             "function": st.column_config.TextColumn("function", width="large"),
             "meaning": st.column_config.TextColumn("decoded meaning", width="large"),
             f"self ({unit_suffix})": st.column_config.NumberColumn(
@@ -131,7 +148,7 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
     unit, total = summary.unit, summary.total
     return pd.DataFrame(
         {
-            "function": [clean(s.name) for s in chain.steps],
+            "function": [elide_middle(s.name) for s in chain.steps],
             "bar width": [units.format_value(s.width, unit) for s in chain.steps],
             "share": [units.format_share(s.width, total) for s in chain.steps],
             "self": [units.format_value(s.self, unit) for s in chain.steps],
