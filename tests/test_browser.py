@@ -439,7 +439,7 @@ def test_diff_colours_a_grown_function_red_and_the_baseline_clears(browser: Any,
     shot(page, "diff")
     page.get_by_role("button", name="Clear baseline").click()
     page.get_by_text("Comparing with the baseline").wait_for(state="detached", timeout=30_000)
-    assert page.get_by_role("tab", name="Diff", exact=True).count() == 0
+    page.get_by_role("tab", name="Diff", exact=True).wait_for(state="detached", timeout=30_000)
     shot(page, "diff-cleared")
     assert not seen["errors"] and not seen["outside"], seen
 
