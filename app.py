@@ -45,6 +45,7 @@ with tabs["Ask"]:
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),
     )
+    sandwich.follow_answers(state)
     sandwich.answer_button(st, state)
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
 with tabs["Flame graph"]:
@@ -52,7 +53,7 @@ with tabs["Flame graph"]:
     flamegraph.show(st, state, page.profile, data)
 with tabs["Top functions"]:
     frame = state.derived(page.profile, "table", lambda: views.function_table(summary))
-    pick = lambda fid: sandwich.select(st, state, page.profile.names[fid])  # noqa: E731
+    pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
     views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
 with tabs[sandwich.TAB]:
     sandwich.show(st, state, summary)

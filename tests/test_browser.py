@@ -252,6 +252,9 @@ def test_sandwich_from_the_flame_graph_the_top_table_and_an_answer(browser: Any,
     page.wait_for_function(f"() => document.body.innerText.includes('Callers of {KV}')", timeout=30_000)
     assert selected_tab(page) == "Sandwich"
     shot(page, "sandwich-from-table")
+    tab(page, "Flame graph")  # in sync: the flame graph highlights the sandwich's function
+    flame(page, 20)
+    assert f"are the sandwich's function {KV}" in page.locator(".fg-status:visible").inner_text()
     # from an answer: the button under the chat
     tab(page, "Ask")
     ask(page, "What is CUDAGraph.capture_begin?", "CUDAGraph.capture_begin")

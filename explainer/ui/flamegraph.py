@@ -148,11 +148,11 @@ def _renderer() -> Any:
     )
 
 
-def draw(data: dict[str, Any], key: str, focus: str = "", on_sandwich: Any = None) -> Any:
-    """Mount the component; ``on_sandwich`` runs (before the rerun) when "Sandwich view" is clicked."""
-    return _renderer()(
-        data={**data, "focus": clean(focus, NAME_CAP)}, key=key, on_sandwich_change=on_sandwich or (lambda: None)
-    )
+def draw(data: dict[str, Any], key: str, focus: str = "", why: str = "", on_sandwich: Any = None) -> Any:
+    """Mount the component, ``focus`` highlighted (``why`` says what chose it); ``on_sandwich`` runs
+    (before the rerun) when "Sandwich view" is clicked."""
+    shown = {**data, "focus": clean(focus, NAME_CAP), "focusWhy": why or "the function in focus"}
+    return _renderer()(data=shown, key=key, on_sandwich_change=on_sandwich or (lambda: None))
 
 
 def picked(data: FlameData, value: Any) -> str:
@@ -165,7 +165,8 @@ def show(st: Any, state: SessionData, profile: Profile, data: FlameData, key: st
     """The chart and its honest caption; the last answer's function is highlighted."""
 
     def to_sandwich() -> None:
-        sandwich.select(st, state, picked(data, getattr(st.session_state[key], "sandwich", None)))
+        chosen = picked(data, getattr(st.session_state[key], "sandwich", None))
+        sandwich.select(st, state, chosen, "the sandwich's function")
 
-    draw(data.payload, key, state.focus, to_sandwich)
+    draw(data.payload, key, state.selected, state.selected_by, to_sandwich)
     st.caption(caption(data, profile))

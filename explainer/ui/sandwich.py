@@ -26,11 +26,18 @@ LIMIT = 25
 _PLACES = {ENTRY: "the function is where these stacks start", SELF: "what the function holds itself"}
 
 
-def select(st: Any, state: SessionData, name: str) -> None:
-    """Make ``name`` the sandwich's function and open its tab (used inside widget callbacks)."""
+def select(st: Any, state: SessionData, name: str, by: str = "the selected function") -> None:
+    """Make ``name`` the function in focus and open the Sandwich tab (used inside widget callbacks)."""
     if name:
-        state.selected = name
+        state.selected, state.selected_by = name, by
         st.session_state[PANEL_KEY] = TAB
+
+
+def follow_answers(state: SessionData) -> None:
+    """A new answer about a function puts that function in focus (without leaving the chat), so the
+    flame graph, the sandwich and the answer stay on the same function."""
+    if state.focus and state.focus != state.answered:
+        state.selected, state.selected_by, state.answered = state.focus, "the last answer's function", state.focus
 
 
 def answer_button(st: Any, state: SessionData) -> None:
@@ -41,7 +48,7 @@ def answer_button(st: Any, state: SessionData) -> None:
             key="sandwich_from_answer",
             icon=":material/call_split:",
             on_click=select,
-            args=(st, state, state.focus),
+            args=(st, state, state.focus, "the last answer's function"),
             help="Its callers and callees, with its self and total",
         )
 
@@ -61,7 +68,7 @@ def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key
     def follow() -> None:  # a click on a neighbour moves the sandwich to it
         rows = st.session_state[key].selection.rows
         if rows and raw[rows[0]] not in _PLACES:
-            select(st, state, raw[rows[0]])
+            select(st, state, raw[rows[0]], "the sandwich's function")
 
     st.dataframe(
         frame,

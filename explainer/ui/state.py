@@ -53,7 +53,9 @@ class SessionData:
     pending: str | None = None  # a question waiting for "send to model" or a suggestion click
     focus: str = ""  # the function the last answer was about, highlighted in the flame graph
     baseline_rev: int = 0  # bumped by "Clear baseline": the baseline uploader starts empty again
-    selected: str = ""  # the function of the sandwich view (from the flame graph, the table or an answer)
+    selected: str = ""  # the function in focus: the sandwich's, highlighted in the flame graph
+    selected_by: str = ""  # what chose it, as the flame graph says it ("the last answer's function"...)
+    answered: str = ""  # the last answer's function already taken into ``selected``
     uploads: dict[str, Loaded] = field(default_factory=dict)  # per uploader slot
     server: dict[str, Any] = field(default_factory=dict)  # Pyroscope lists, keyed without secrets
     demo: Profile | None = None  # the start profile: the demo or the file named on the command line

@@ -120,6 +120,7 @@ class FlameView {
       this.lower = d.names.map((s) => s.toLowerCase());
     }
     this.focus = d.focus || "";
+    this.d.focusWhy = d.focusWhy;
     this.draw();
   }
 
@@ -264,7 +265,7 @@ class FlameView {
       for (let a = d.parent[i]; a > 0; a = d.parent[a]) if (hit[a]) { nested = true; break; }
       if (!nested) held += d.total[i];
     }
-    const what = this.query ? `match “${this.search.value.trim()}”` : `are the last answer's function ${this.focus}`;
+    const what = this.query ? `match “${this.search.value.trim()}”` : `are ${d.focusWhy} ${this.focus}`;
     return `${bars.toLocaleString("en-US")} bar(s) ${what}: they hold ${formatValue(held, d.unit)} (${formatShare(held, d.grand)} of all)` +
       (d.otherId >= 0 ? "; matches merged into grey “other” bars are not counted." : ".");
   }
