@@ -13,11 +13,21 @@ function el(tag, cls, text) {
   return e;
 }
 
+// Python's "%.1f": like toFixed(1), except that an exact tie goes to the even digit. With one
+// decimal the only ties a double can hold exactly are x.25 and x.75 (an odd number of quarters).
+function fixed1(x) {
+  const quarters = Math.abs(x) * 4;
+  if (!Number.isInteger(quarters) || quarters % 2 !== 1) return x.toFixed(1);
+  const f = Math.floor(Math.abs(x) * 10);
+  return `${x < 0 ? "-" : ""}${((f % 2 === 0 ? f : f + 1) / 10).toFixed(1)}`;
+}
+
 // The same rule as explainer/units.py: the first step the value reaches, one decimal.
 function formatValue(v, unit) {
-  const m = Math.abs(v) * unit.toBase;
   for (const [suffix, factor] of unit.steps) {
-    if (m >= factor) return `${((v * unit.toBase) / factor).toFixed(1)} ${suffix}`;
+    // one exact ratio of powers of ten, as Python divides exact integers (no v * 1e9 overflow of 2^53)
+    const x = factor >= unit.toBase ? v / (factor / unit.toBase) : v * (unit.toBase / factor);
+    if (Math.abs(x) >= 1) return `${fixed1(x)} ${suffix}`;
   }
   if (unit.kind === "count") return v.toLocaleString("en-US") + (unit.base ? ` ${unit.base}` : "");
   return `${Math.round(v * unit.toBase)} ${unit.base}`;
@@ -26,7 +36,7 @@ function formatValue(v, unit) {
 function formatShare(part, whole) {
   if (whole <= 0) return "0%";
   const pct = (100 * part) / whole;
-  return pct > 0 && pct < 0.05 ? "<0.1%" : `${pct.toFixed(1)}%`;
+  return pct > 0 && pct < 0.05 ? "<0.1%" : `${fixed1(pct)}%`;
 }
 
 function hash(s) {
