@@ -50,7 +50,9 @@ with tabs["Ask"]:
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
 with tabs["Flame graph"]:
     data = state.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
-    flamegraph.show(st, state, page.profile, data)
+    flamegraph.show(
+        st, state, page.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
+    )
 with tabs["Top functions"]:
     frame = state.derived(page.profile, "table", lambda: views.function_table(summary))
     pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731

@@ -193,7 +193,7 @@ def test_flame_graph_highlight_zoom_reset_search_and_tooltip(browser: Any, demo_
     assert "55.1 GB" in ask(page, "What uses the most GPU memory?", "55.1 GB").inner_text()
     tab(page, "Flame graph")
     root = flame(page, 20)
-    status = page.locator(".fg-status")
+    status = root.locator(".fg-status")
     assert f"are the last answer's function {KV}: they hold 55.1 GB (73.8% of all)" in status.inner_text()
     shot(page, "flame-answer-highlight")
     everything = drawn(page)
@@ -201,20 +201,20 @@ def test_flame_graph_highlight_zoom_reset_search_and_tooltip(browser: Any, demo_
     target = bar(page, "Worker.load_model")
     page.mouse.click(target["x"], target["y"])
     assert "Zoomed on Worker.load_model" in status.inner_text()
-    assert "Worker.load_model" in page.locator(".fg-crumbs").inner_text()
+    assert "Worker.load_model" in root.locator(".fg-crumbs").inner_text()
     assert drawn(page) < everything
     shot(page, "flame-zoomed")
-    page.get_by_role("button", name="Reset zoom").click()
+    root.get_by_role("button", name="Reset zoom").click()
     assert drawn(page) == everything and "Zoomed" not in status.inner_text()
     # search: the matches are highlighted and what they hold is stated (no match nested in another)
-    page.get_by_role("searchbox", name="Search the flame graph").fill("kv_cache")
+    root.get_by_role("searchbox", name="Search the flame graph").fill("kv_cache")
     assert f"match “kv_cache”: they hold {demo_value_of('kv_cache')}" in status.inner_text()
     shot(page, "flame-search")
-    page.get_by_role("searchbox", name="Search the flame graph").fill("")
+    root.get_by_role("searchbox", name="Search the flame graph").fill("")
     # the tooltip: self and total with shares, and what the frame means
     target = bar(page, KV)
     page.mouse.move(target["x"], target["y"])
-    tip = page.locator(".fg-tip")
+    tip = root.locator(".fg-tip")
     tip.wait_for(state="visible")
     text = tip.inner_text()
     assert KV in text and "Total: 55.1 GB (73.8% of all)" in text and "Self: 55.1 GB (73.8% of all)" in text
@@ -237,12 +237,24 @@ def test_sandwich_from_the_flame_graph_the_top_table_and_an_answer(browser: Any,
     flame(page, 20)
     target = bar(page, "Worker.load_model")
     page.mouse.click(target["x"], target["y"])
-    page.get_by_role("button", name="Sandwich view").click()
+    page.locator(".fg:visible").get_by_role("button", name="Sandwich view").click()
     page.wait_for_function("() => document.body.innerText.includes('Callers of Worker.load_model')", timeout=30_000)
     assert selected_tab(page) == "Sandwich"
     for name in ("GPUModelRunner.load_model", "EngineCore.__init__"):  # a callee and a caller
         has_text(page, sandwich, name)
+    # the two graphs: callees grow upwards from the function, callers hang below it
+    above, below = page.locator(".fg:visible").nth(0), page.locator(".fg:visible").nth(1)
+    for graph, root, neighbour in ((above, 1, "GPUModelRunner.load_model"), (below, 0, "EngineCore.__init__")):
+        graph.evaluate("(el) => new Promise((ok) => { const t = setInterval(() => {"
+                       " if (Number(el.dataset.drawn || 0) > 1) { clearInterval(t); ok(); } }, 25); })")  # fmt: skip
+        where = graph.evaluate("(el, n) => [el.__flame.locate(n), el.__flame.locate('Worker.load_model')]", neighbour)
+        assert where[0] and where[1], where
+        assert (where[0]["y"] < where[1]["y"]) == bool(root), "callees above the function, callers below it"
     shot(page, "sandwich-from-flame")
+    target = below.evaluate("(el) => el.__flame.locate('EngineCore.__init__')")
+    page.mouse.click(target["x"], target["y"])
+    below.get_by_role("button", name="Sandwich view").click()
+    page.wait_for_function("() => document.body.innerText.includes('Callers of EngineCore.__init__')", timeout=30_000)
     # from the top table: a click on the first row (the biggest self)
     tab(page, "Top functions")
     grid = page.locator('[data-testid="stDataFrame"]:visible').first
@@ -304,12 +316,12 @@ def test_hostile_names_stay_text_in_every_view(browser: Any, tmp_path: Path) -> 
         for name in shown:
             target = bar(page, name)
             page.mouse.move(target["x"], target["y"])
-            page.locator(".fg-tip").wait_for(state="visible")
+            root.locator(".fg-tip").wait_for(state="visible")
             assert root.evaluate("(el) => el.querySelector('.fg-tip-name').textContent") == name
         shot(page, "hostile-flame-tooltip")
         page.mouse.click(target["x"], target["y"])
-        assert shown[-1] in page.locator(".fg-crumbs").inner_text()
-        page.get_by_role("button", name="Sandwich view").click()
+        assert shown[-1] in root.locator(".fg-crumbs").inner_text()
+        root.get_by_role("button", name="Sandwich view").click()
         page.wait_for_function("(n) => document.body.innerText.includes('Callers of ' + n)", arg=shown[-1])
         tab(page, "Top functions")
         has_text(page, page.locator('[data-testid="stDataFrame"]:visible').first, HOSTILE)
@@ -358,7 +370,7 @@ def test_dark_theme_draws_a_dark_flame_graph(browser: Any, dark_url: str) -> Non
     text = root.evaluate("(el) => getComputedStyle(el).color")
     assert sum(int(v) for v in text[4:-1].split(",")) > 3 * 180, f"light text on the dark page, got {text}"
     page.mouse.move(target["x"], target["y"])
-    page.locator(".fg-tip").wait_for(state="visible")
+    page.locator(".fg-tip:visible").wait_for()
     shot(page, "flame-dark")
     assert not seen["errors"], seen
 

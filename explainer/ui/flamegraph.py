@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,6 @@ from explainer.knowledge.classify import OTHER as UNCURATED
 from explainer.knowledge.classify import classify, label
 from explainer.model import OTHER, Profile
 from explainer.symbols import clean, decode
-from explainer.ui import sandwich
 from explainer.ui.state import SessionData
 
 ASSETS = Path(__file__).parent / "flame"
@@ -65,9 +65,18 @@ def _interned(values: list[str]) -> tuple[list[str], list[int]]:
     return list(table), index
 
 
-def payload(tree: CallTree, n_profile_names: int) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Node arrays plus the names they use; ``func`` indexes the payload's own name table."""
-    used, local = np.unique(tree.func[1:], return_inverse=True)
+def payload(
+    tree: CallTree, n_profile_names: int, rooted: bool = False, grand: int | None = None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Node arrays plus the names they use; ``func`` indexes the payload's own name table.
+
+    ``rooted``: every stack starts with one function (a sandwich's profiles), so that function's
+    node becomes the root and the artificial "total" node above it is left out. ``grand`` is
+    what shares are "of all" (the whole profile's total for a sandwich; the tree's by default).
+    """
+    skip = 1 if rooted else 0
+    func = tree.func[skip:]
+    used, local = np.unique(func[func >= 0], return_inverse=True)
     raw = tuple(tree.names[int(f)] for f in used)
     is_marker = [int(f) >= n_profile_names for f in used]  # the tree's own `other` (not a function called so)
     names = [MERGED if m else clean(r, NAME_CAP) for r, m in zip(raw, is_marker, strict=True)]
@@ -76,6 +85,7 @@ def payload(tree: CallTree, n_profile_names: int) -> tuple[dict[str, Any], tuple
          for r, m in zip(raw, is_marker, strict=True)]
     )  # fmt: skip
     groups, group = _interned(["other" if m else colour_group(r) for r, m in zip(raw, is_marker, strict=True)])
+    ids = local.tolist() if rooted else [-1, *local.tolist()]
     data = {
         "id": uuid.uuid4().hex,  # a new profile resets the browser's zoom and selection
         "mode": "flame",
@@ -84,11 +94,11 @@ def payload(tree: CallTree, n_profile_names: int) -> tuple[dict[str, Any], tuple
         "meaning": meaning,
         "groups": groups,
         "group": group,
-        "func": [-1, *local.tolist()],
-        "parent": tree.parent.tolist(),
-        "total": tree.total.tolist(),
-        "self": tree.self.tolist(),
-        "grand": int(tree.total[0]),
+        "func": ids,
+        "parent": (tree.parent[skip:] - skip).tolist(),
+        "total": tree.total[skip:].tolist(),
+        "self": tree.self[skip:].tolist(),
+        "grand": int(tree.total[0]) if grand is None else grand,
         "otherId": is_marker.index(True) if any(is_marker) else -1,
         "unit": units.display_rule(tree.unit),
     }
@@ -161,12 +171,16 @@ def picked(data: FlameData, value: Any) -> str:
     return data.raw[value] if ok else ""
 
 
-def show(st: Any, state: SessionData, profile: Profile, data: FlameData, key: str = "flame") -> None:
-    """The chart and its honest caption; the last answer's function is highlighted."""
+def show(
+    st: Any, state: SessionData, profile: Profile, data: FlameData, on_pick: Callable[[str], None], key: str = "flame"
+) -> None:
+    """The chart and its honest caption, the function in focus highlighted; "Sandwich view" calls
+    ``on_pick(raw name)`` (in a widget callback, before the rerun)."""
 
     def to_sandwich() -> None:
         chosen = picked(data, getattr(st.session_state[key], "sandwich", None))
-        sandwich.select(st, state, chosen, "the sandwich's function")
+        if chosen:
+            on_pick(chosen)
 
     draw(data.payload, key, state.selected, state.selected_by, to_sandwich)
     st.caption(caption(data, profile))

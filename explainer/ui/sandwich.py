@@ -13,10 +13,13 @@ from typing import Any
 import pandas as pd
 
 from explainer import units
-from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich
+from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwich_profiles
 from explainer.analysis.summary import Summary
+from explainer.analysis.tree import build_tree
+from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean, decode
+from explainer.ui import flamegraph
 from explainer.ui.state import SessionData
 from explainer.ui.views import elide_middle
 
@@ -86,6 +89,30 @@ def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key
     )
 
 
+def _graphs(state: SessionData, profile: Profile, fid: int) -> tuple[Any, Any]:
+    """The callees and callers flame graph payloads of one function, kept for the current one only."""
+    slot: dict[str, Any] = state.derived(profile, "sandwich", dict)
+    if slot.get("fid") != fid:
+        callees, callers = sandwich_profiles(profile, fid)
+        n, grand = len(profile.names), profile.total
+        slot.clear()
+        slot["fid"] = fid
+        slot["above"] = flamegraph.payload(build_tree(callees), n, rooted=True, grand=grand)
+        slot["below"] = flamegraph.payload(build_tree(callers), n, rooted=True, grand=grand)
+        slot["above"][0]["flip"] = True  # callees grow upwards from the function, as in a flame graph
+    return slot["above"], slot["below"]
+
+
+def _graph(st: Any, state: SessionData, data: Any, key: str) -> None:
+    def recentre() -> None:  # "Sandwich view" on a bar here moves the sandwich to that function
+        chosen = getattr(st.session_state[key], "sandwich", None)
+        raw, marker = data[1], data[0]["otherId"]
+        if isinstance(chosen, int) and 0 <= chosen < len(raw) and chosen != marker:
+            select(st, state, raw[chosen], "the sandwich's function")
+
+    flamegraph.draw(data[0], key, on_sandwich=recentre)
+
+
 def show(st: Any, state: SessionData, summary: Summary) -> None:
     profile = summary.profile
     fid = profile.function_id(state.selected) if state.selected else None
@@ -99,13 +126,17 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     view = sandwich(profile, fid, limit=LIMIT)
     self_v, total_v = int(summary.stats.self_values[fid]), int(summary.stats.total_values[fid])
     unit, grand = profile.unit, summary.total
-    st.markdown(f"**Callees of** {md_cell(view.function)}: what it calls (above it in the flame graph)")
-    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
+    above, below = _graphs(state, profile, fid)
+    st.markdown(f"**Callees of** {md_cell(view.function)}: what it calls, above it")
+    _graph(st, state, above, "sandwich_callees_graph")
     st.markdown(f"#### {md_cell(view.function)}")
     cols = st.columns(2)
     cols[0].metric("Self", f"{units.format_value(self_v, unit)} ({units.format_share(self_v, grand)})")
     cols[1].metric("Total", f"{units.format_value(total_v, unit)} ({units.format_share(total_v, grand)})")
-    st.markdown(f"**Callers of** {md_cell(view.function)}: who calls it (below it in the flame graph)")
+    st.markdown(f"**Callers of** {md_cell(view.function)}: who calls it, below it")
+    _graph(st, state, below, "sandwich_callers_graph")
+    st.caption("Its direct callees and callers as tables (a row moves the sandwich to that function):")
+    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
     _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers")
     st.caption(
         f"Shares are of the function's total, {units.format_value(total_v, unit)}; each edge is counted once per "

@@ -134,6 +134,18 @@ class FlameView {
     this.draw();
   }
 
+  isTotal(i) {  // the whole profile's root; a sandwich graph's root is the function itself
+    return i === 0 && this.d.func[0] < 0;
+  }
+
+  nameOf(i) {
+    return this.isTotal(i) ? "total" : this.d.names[this.d.func[i]];
+  }
+
+  rowY(row) {  // a flipped graph (a sandwich's callees) grows upwards from its root
+    return (this.d.flip ? this.rows - 1 - row : row) * ROW;
+  }
+
   zoomTo(i) {
     this.zoom = i;
     this.selected = i;
@@ -144,7 +156,7 @@ class FlameView {
     const d = this.d, q = this.query;
     const out = new Uint8Array(d.parent.length);
     if (!q && !this.focus) return null;
-    for (let i = 1; i < out.length; i++) {
+    for (let i = this.isTotal(0) ? 1 : 0; i < out.length; i++) {
       const f = d.func[i];
       out[i] = q ? this.lower[f].includes(q) : d.names[f] === this.focus;
     }
@@ -155,7 +167,7 @@ class FlameView {
     const d = this.d, t = this.theme;
     if (hit && hit[i]) return t.primary;
     if (hit && this.query) return t.dark ? "#3a3a44" : "#e7e5e4";  // a search fades the rest; an answer's focus does not
-    if (i === 0 || d.func[i] === d.otherId) return t.dark ? "#57534e" : "#a8a29e";
+    if (this.isTotal(i) || d.func[i] === d.otherId) return t.dark ? "#57534e" : "#a8a29e";
     if (d.mode === "diff") return this.diffColor(i);
     const h = hash(d.groups[d.group[d.func[i]]]) % 360;
     return `hsl(${h}, ${t.dark ? 45 : 65}%, ${t.dark ? 38 : 72}%)`;
@@ -179,7 +191,7 @@ class FlameView {
     const z = this.zoom, lo = l.x0[z], span = Math.max(d.total[z], 1), top = l.depth[z];
     const ancestors = [];
     for (let a = z; a > 0; a = d.parent[a]) ancestors.unshift(a);
-    const rows = l.deepest[z] + 1;  // a node's row is its depth: its callers fill the rows above
+    const rows = (this.rows = l.deepest[z] + 1);  // a node's row is its depth: its callers fill the rows before it
     const dpr = window.devicePixelRatio || 1;
     c.width = width * dpr;
     c.height = rows * ROW * dpr;
@@ -195,10 +207,10 @@ class FlameView {
     let drawn = 0;
     const bar = (i, x, w, row) => {
       ctx.fillStyle = this.color(i, hit);
-      ctx.fillRect(x, row * ROW, Math.max(w - 0.5, 0.5), ROW - 1);
+      ctx.fillRect(x, this.rowY(row), Math.max(w - 0.5, 0.5), ROW - 1);
       if (i === this.selected && i > 0) {
         ctx.strokeStyle = this.theme.text;
-        ctx.strokeRect(x + 0.5, row * ROW + 0.5, Math.max(w - 1.5, 0.5), ROW - 2);
+        ctx.strokeRect(x + 0.5, this.rowY(row) + 0.5, Math.max(w - 1.5, 0.5), ROW - 2);
       }
       if (w >= MIN_LABEL_PX) this.label(ctx, i, x, w, row, hit);
       this.boxes.push([row, x, x + w, i]);
@@ -220,7 +232,7 @@ class FlameView {
   }
 
   label(ctx, i, x, w, row, hit) {
-    const d = this.d, name = i === 0 ? "total" : d.names[d.func[i]];
+    const name = this.nameOf(i);
     const room = w - 6;
     let text = name;
     if (ctx.measureText(text).width > room) {
@@ -231,7 +243,7 @@ class FlameView {
     }
     const faded = hit && !hit[i] && this.query;
     ctx.fillStyle = hit && hit[i] ? "#ffffff" : faded ? (this.theme.dark ? "#8a8a94" : "#a8a29e") : this.theme.dark ? "#f5f5f4" : "#1c1917";
-    ctx.fillText(text, x + 3, row * ROW + ROW / 2);
+    ctx.fillText(text, x + 3, this.rowY(row) + ROW / 2);
   }
 
   crumb(ancestors) {
@@ -257,10 +269,12 @@ class FlameView {
     const d = this.d, z = this.zoom, parts = [];
     if (z) parts.push(`Zoomed on ${d.names[d.func[z]]}: ${formatValue(d.total[z], d.unit)} (${formatShare(d.total[z], d.grand)} of all).`);
     if (hit) parts.push(this.matchText(hit));
-    const bars = (d.parent.length - 1).toLocaleString("en-US");
+    const bars = (d.parent.length - (this.isTotal(0) ? 1 : 0)).toLocaleString("en-US");
     const held = d.mode === "diff"
       ? `baseline ${formatValue(d.grandBefore, d.unit)}, now ${formatValue(d.grandAfter, d.unit)}`
-      : `${formatValue(d.grand, d.unit)} in all`;
+      : this.isTotal(0)
+        ? `${formatValue(d.grand, d.unit)} in all`
+        : `${this.nameOf(0)} holds ${formatValue(d.total[0], d.unit)} (${formatShare(d.total[0], d.grand)} of all)`;
     if (!parts.length) parts.push(`${bars} bars, ${held}. Click a bar to zoom; hover for details.`);
     this.status.textContent = parts.join(" ");
   }
@@ -282,7 +296,8 @@ class FlameView {
 
   hit(e) {
     const r = this.canvas.getBoundingClientRect();
-    const x = e.clientX - r.left, row = Math.floor((e.clientY - r.top) / ROW);
+    const x = e.clientX - r.left, y = Math.floor((e.clientY - r.top) / ROW);
+    const row = this.d.flip ? this.rows - 1 - y : y;
     for (const [br, a, b, i] of this.boxes || []) if (br === row && x >= a && x < b) return i;
     return -1;
   }
@@ -292,8 +307,8 @@ class FlameView {
     if (i < 0) { this.tip.style.display = "none"; return; }
     const d = this.d, f = d.func[i];
     const lines = [
-      ["fg-tip-name", i === 0 ? "total" : d.names[f]],
-      ["", i === 0 ? "Everything in the profile." : d.meanings[d.meaning[f]]],
+      ["fg-tip-name", this.nameOf(i)],
+      ["", this.isTotal(i) ? "Everything in the profile." : d.meanings[d.meaning[f]]],
     ];
     if (d.mode === "diff") {
       lines.push(["", `Before: ${formatValue(d.before[i], d.unit)} (${formatShare(d.before[i], d.grandBefore)} of the baseline)`]);
@@ -304,7 +319,7 @@ class FlameView {
       lines.push(["", `Self: ${formatValue(d.self[i], d.unit)} (${formatShare(d.self[i], d.grand)} of all)`]);
       if (this.zoom) lines.push(["", `${formatShare(d.total[i], d.total[this.zoom])} of the zoomed bar`]);
     }
-    if (i > 0) lines.push(["fg-tip-group", `Colour group: ${d.groups[d.group[f]]}`]);
+    if (!this.isTotal(i)) lines.push(["fg-tip-group", `Colour group: ${d.groups[d.group[f]]}`]);
     this.tip.replaceChildren(...lines.map(([cls, text]) => el("div", cls, text)));
     const r = this.root.getBoundingClientRect();
     this.tip.style.display = "block";
@@ -316,7 +331,7 @@ class FlameView {
   locate(name) {  // for tests: the centre of the first drawn bar with this name, in page pixels
     const r = this.canvas.getBoundingClientRect();
     for (const [row, a, b, i] of this.boxes || []) {
-      if (i > 0 && this.d.names[this.d.func[i]] === name) return { x: r.left + (a + b) / 2, y: r.top + row * ROW + ROW / 2 };
+      if (!this.isTotal(i) && this.nameOf(i) === name) return { x: r.left + (a + b) / 2, y: r.top + this.rowY(row) + ROW / 2 };
     }
     return null;
   }
