@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explainer.analysis.functions import sum_by
-from explainer.model import Profile, from_arrays
+from explainer.analysis.tree import Walk
+from explainer.model import Profile
 
 ENTRY = "(entry point)"
 SELF = "(self)"
@@ -55,20 +56,14 @@ def sandwich(profile: Profile, function_id: int, limit: int = 20) -> Sandwich:
     )
 
 
-def _gather(profile: Profile, starts: np.ndarray, lengths: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """New offsets and frames: ``lengths[k]`` frames from ``starts[k]`` walking by ``step`` (+1 or -1)."""
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
-    return offsets, profile.frames[np.repeat(starts, lengths) + step * within]
-
-
-def sandwich_profiles(profile: Profile, function_id: int) -> tuple[Profile, Profile]:
-    """Two profiles rooted at the function, for sandwich flame graphs (Grafana's layout).
+def sandwich_walks(profile: Profile, function_id: int) -> tuple[Walk, Walk]:
+    """What the two sandwich flame graphs are built from, both rooted at the function (Grafana's layout).
 
     Callees: each stack through the function from its outermost call on, so the tree's root is
     the function with everything it calls above it. Callers: each such stack from its innermost
     call back to the entry point, so the root is the function and its children are its callers.
-    One stack counts once in each, so both roots hold the function's total.
+    One stack counts once in each, so both roots hold the function's total. No frame is copied:
+    a 500k-stack profile's callers are walks over its own frame array.
     """
     positions = np.flatnonzero(profile.frames == function_id)
     owner = np.searchsorted(profile.offsets, positions, side="right") - 1
@@ -76,10 +71,4 @@ def sandwich_profiles(profile: Profile, function_id: int) -> tuple[Profile, Prof
     first = positions[first_at]
     last = positions[np.concatenate((first_at[1:] - 1, [len(positions) - 1]))] if len(positions) else first
     starts, ends = profile.offsets[stacks], profile.offsets[stacks + 1]
-    values = profile.values[stacks]
-    up_offsets, up_frames = _gather(profile, first, ends - first, 1)
-    down_offsets, down_frames = _gather(profile, last, last - starts + 1, -1)
-    return (
-        from_arrays(profile.names, up_offsets, up_frames, values, profile.sample_type, source=profile.source),
-        from_arrays(profile.names, down_offsets, down_frames, values, profile.sample_type, source=profile.source),
-    )
+    return Walk(stacks, first, ends - first, 1), Walk(stacks, last, last - starts + 1, -1)

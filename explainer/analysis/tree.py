@@ -90,19 +90,37 @@ class _Nodes:
         return tuple(np.concatenate(x) for x in (self.func, self.parent, self.depth, self.self_, self.total))
 
 
-def _grow(profile: Profile, bound_of: int | None) -> tuple[np.ndarray, ...]:
+@dataclass(frozen=True, eq=False)
+class Walk:
+    """Which frames of which stacks a tree is built from: ``lengths[k]`` frames of stack
+    ``stacks[k]`` from index ``starts[k]`` of ``profile.frames``, by ``step`` (+1 root to leaf,
+    -1 leaf to root). A sandwich's callers walk back from the function to the entry point
+    without copying any frames (see :func:`explainer.analysis.sandwich.sandwich_walks`)."""
+
+    stacks: IntArray
+    starts: IntArray
+    lengths: IntArray
+    step: int = 1
+
+
+def whole(profile: Profile) -> Walk:
+    """Every stack, root to leaf."""
+    return Walk(np.arange(profile.stack_count), profile.offsets[:-1], np.diff(profile.offsets))
+
+
+def _grow(profile: Profile, bound_of: int | None, walk: Walk) -> tuple[np.ndarray, ...]:
     """Every node of the full tree, except those provably outside the ``bound_of`` widest."""
     width = len(profile.names) + 1
-    offsets, frames, values = profile.offsets, profile.frames, profile.values
-    lengths = np.diff(offsets)
+    frames, values = profile.frames, profile.values[walk.stacks]
+    starts, lengths = walk.starts, walk.lengths
     one = np.ones(1, dtype=np.int64)
-    nodes = _Nodes([-one], [-one], [0 * one], [0 * one], [np.asarray([profile.total], dtype=np.int64)])
+    nodes = _Nodes([-one], [-one], [0 * one], [0 * one], [np.asarray([int(values.sum())], dtype=np.int64)])
     widest = np.zeros(0, dtype=np.int64)  # the largest totals seen so far (at most bound_of of them)
     active = np.flatnonzero(lengths > 0)
-    node_of = np.zeros(profile.stack_count, dtype=np.int64)
+    node_of = np.zeros(len(values), dtype=np.int64)
     d = 0
     while len(active):
-        key = node_of[active] * width + frames[offsets[active] + d]
+        key = node_of[active] * width + frames[starts[active] + walk.step * d]
         uniq, inverse = np.unique(key, return_inverse=True)
         totals = np.zeros(len(uniq), dtype=np.int64)
         np.add.at(totals, inverse, values[active])
@@ -177,10 +195,11 @@ def _select(total: np.ndarray, depth: np.ndarray, parent: np.ndarray, self_: np.
     return keep
 
 
-def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES) -> CallTree:
-    """The call tree, at most ``max_nodes`` nodes including ``other`` ones (0 = no limit)."""
+def build_tree(profile: Profile, max_nodes: int = DEFAULT_MAX_NODES, walk: Walk | None = None) -> CallTree:
+    """The call tree, at most ``max_nodes`` nodes including ``other`` ones (0 = no limit), of
+    the whole profile or of the frames ``walk`` picks."""
     budget = max_nodes if max_nodes > 0 else None
-    func, parent, depth, self_, total = _grow(profile, budget)
+    func, parent, depth, self_, total = _grow(profile, budget, walk or whole(profile))
     full_size = len(func)
     keep = _select(total, depth, parent, self_, budget) if budget and full_size > budget else np.ones(full_size, bool)
     new_id = np.cumsum(keep) - 1

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from explainer import units
-from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwich_profiles
+from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwich_walks
 from explainer.analysis.summary import Summary
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile
@@ -93,12 +93,12 @@ def _graphs(state: SessionData, profile: Profile, fid: int) -> tuple[Any, Any]:
     """The callees and callers flame graph payloads of one function, kept for the current one only."""
     slot: dict[str, Any] = state.derived(profile, "sandwich", dict)
     if slot.get("fid") != fid:
-        callees, callers = sandwich_profiles(profile, fid)
+        callees, callers = sandwich_walks(profile, fid)
         n, grand = len(profile.names), profile.total
         slot.clear()
         slot["fid"] = fid
-        slot["above"] = flamegraph.payload(build_tree(callees), n, rooted=True, grand=grand)
-        slot["below"] = flamegraph.payload(build_tree(callers), n, rooted=True, grand=grand)
+        slot["above"] = flamegraph.payload(build_tree(profile, walk=callees), n, rooted=True, grand=grand)
+        slot["below"] = flamegraph.payload(build_tree(profile, walk=callers), n, rooted=True, grand=grand)
         slot["above"][0]["flip"] = True  # callees grow upwards from the function, as in a flame graph
     return slot["above"], slot["below"]
 
