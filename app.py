@@ -58,9 +58,11 @@ with tabs["Top functions"]:
     pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
     views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
 with tabs[sandwich.TAB]:
-    sandwich.show(st, state, summary)
+    if tabs[sandwich.TAB].open is not False:  # built when looked at: a big profile's sandwich takes a second
+        sandwich.show(st, state, summary)
 with tabs["Call chain"]:
     views.heaviest_chain(st, summary)
 if page.baseline is not None:
     with tabs[diffview.TAB]:
-        diffview.show(st, state, page.profile, page.baseline)
+        if tabs[diffview.TAB].open is not False:
+            diffview.show(st, state, page.profile, page.baseline)

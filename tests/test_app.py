@@ -357,6 +357,8 @@ def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     baseline = ("before.folded", to_folded(before.build()).encode(), "text/plain")
     at.file_uploader(key="upload_baseline").set_value(baseline)
     at.run()
+    at.session_state["panel"] = "Diff"  # the diff is built when its tab is open
+    at.run()
     no_exception(at)
     assert any("Comparing with the baseline" in i.value and "before.folded" in i.value for i in at.info)
     table = at.dataframe[-1].value
