@@ -111,6 +111,14 @@ class QueryError(SourceError):
     pass
 
 
+class SelectorError(QueryError):
+    """A label selector that does not parse; ``position`` is the index in the text as typed."""
+
+    def __init__(self, message: str, *, position: int, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.position = position
+
+
 class AnalysisError(ExplainerError):
     pass
 

@@ -96,6 +96,24 @@ def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     return format_count(value) if label in ("", "count") else counted(value, label)
 
 
+def display_rule(unit: str) -> dict[str, object]:
+    """How :func:`format_value` scales values of ``unit``, for a formatter in the browser.
+
+    The flame graph formats its hover text in JavaScript from raw numbers; it gets this table
+    instead of its own copy, so both sides print ``55.1 GB`` for the same value.
+    """
+    kind = kind_of(unit)
+    steps: tuple[tuple[str, int], ...]
+    if kind == "bytes":
+        steps, base, to = _DECIMAL_BYTES, "B", 1
+    elif kind == "time":
+        steps, base, to = _TIME_NS, "ns", _TIME_FACTORS_NS[unit.strip().lower()]
+    else:
+        label = unit.strip()
+        steps, base, to = (), "" if label in ("", "count") else label, 1
+    return {"kind": kind, "steps": [list(s) for s in steps], "base": base, "toBase": to}
+
+
 def format_share(part: float, whole: float) -> str:
     """A percentage with one decimal; tiny but non-zero shares say so instead of ``0.0%``."""
     if whole <= 0:

@@ -158,3 +158,42 @@ def test_a_tight_budget_never_empties_the_tree() -> None:
     for budget in range(1, 12):
         tree = build_tree(profile, max_nodes=budget)
         assert tree.size >= 2 and int(tree.total[0]) == profile.total
+
+
+@st.composite
+def wide_and_deep(draw: st.DrawFn) -> list[tuple[list[str], int]]:
+    """Many equal siblings (each with a short chain of callees) beside a few deep paths."""
+    siblings = draw(st.integers(1, 400))
+    chain = draw(st.integers(0, 4))
+    values = st.sampled_from([1, 1, 1, 2, 7]) if draw(st.booleans()) else st.just(5)
+    stacks = [(["main", f"f{i}", *(f"f{i}.c{j}" for j in range(chain))], draw(values)) for i in range(siblings)]
+    for _ in range(draw(st.integers(0, 3))):
+        depth = draw(st.integers(1, 300))
+        stacks.append((["main", *(f"deep{j % 7}" for j in range(depth))], draw(st.integers(1, 3000))))
+    return stacks
+
+
+@settings(max_examples=150, deadline=None)
+@given(wide_and_deep(), st.integers(2, 600))
+def test_the_budget_is_spent_on_wide_and_deep_shapes(stacks: list[tuple[list[str], int]], budget: int) -> None:
+    profile = build(stacks)
+    full = build_tree(profile, max_nodes=0)
+    tree = build_tree(profile, max_nodes=budget)
+    inner = np.zeros(tree.size, dtype=np.int64)
+    np.add.at(inner, tree.parent[1:], tree.total[1:])
+    assert np.array_equal(tree.total, tree.self + inner) and int(tree.total[0]) == profile.total
+    assert tree.size <= max(budget, 2)
+    if full.size > budget:  # every bar costs at most two (itself and an `other`): at most one is left unused
+        assert tree.size >= budget - 1, (tree.size, budget, full.size)
+    kept = _paths(tree)
+    left_out = [t for path, t in _paths(full).items() if path not in kept]
+    if kept and left_out:
+        assert min(kept.values()) >= max(left_out)
+
+
+def test_fifty_thousand_functions_under_one_root_fill_the_budget() -> None:
+    """Regression: equal siblings that each need an `other` once collapsed the tree to one `other` bar."""
+    stacks = [(["main", f"handler_{i}", "leaf"], 1000) for i in range(50_000)]
+    tree = build_tree(build(stacks), max_nodes=8192)
+    real = [i for i in range(1, tree.size) if tree.name(i) != "other"]
+    assert tree.size >= 8191 and len(real) >= 8000, (tree.size, len(real))

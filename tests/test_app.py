@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import use_packaged_streamlit_settings
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers.flamegraph import encode_flamegraph
-from explainer.ui import sources
+from explainer.ui import flamegraph, pyroscope_form, sources
 from explainer.writers import to_folded, to_pprof
 
 APP = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
@@ -77,6 +77,12 @@ def ask(at: AppTest, question: str = QUESTION) -> str:
     return "\n".join(m.value for m in reply.markdown)
 
 
+def flame_payload(at: AppTest) -> dict[str, Any]:
+    """The data the flame graph component received (the browser draws it)."""
+    first = at.get("bidi_component")[0]  # the Flame graph tab comes before the sandwich's and the diff's graphs
+    return json.loads(first.proto.json)  # type: ignore[no-any-return]
+
+
 def top_function(at: AppTest) -> str:
     return str(at.dataframe[0].value.iloc[0]["function"])
 
@@ -87,7 +93,7 @@ def test_opens_useful_on_the_demo() -> None:
     assert any("vLLM" in c.value for c in at.caption)
     assert len(at.button) >= 2, "suggested first questions"
     assert top_function(at) == KV
-    assert at.get("plotly_chart"), "the flame graph is on the page"
+    assert flame_payload(at)["names"], "the flame graph is on the page"
     assert at.get("download_button"), "the handoff download"
     assert at.radio(key="answer_mode").value == "Offline explainer"
 
@@ -170,13 +176,33 @@ def test_hostile_symbol_names_render_as_text() -> None:
     text = ask(at)
     assert not at.get("html"), "no st.html anywhere"
     for el in [*at.markdown, *at.caption, *at.warning, *at.info, *at.error]:
-        assert not el.proto.allow_html, el.value
+        assert not getattr(el.proto, "allow_html", False), el.value  # alerts have no HTML mode at all
         prose = re.sub(r"`[^`]*`", "", el.value)  # code spans show their text verbatim
         assert "<img" not in prose and "<script" not in prose and "![" not in prose, el.value
     assert HOSTILE[0] in list(at.dataframe[0].value["function"])
     assert HOSTILE[0] in text or "img src" not in text
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "&lt;img src=x onerror=alert(1)&gt;" in spec and "<img" not in spec and "<script" not in spec
+    names = flame_payload(at)["names"]
+    assert all(h in names for h in HOSTILE), "names reach the browser as JSON strings, drawn there as text"
+
+
+def test_the_flame_graph_script_never_parses_names_as_html() -> None:
+    """Names are drawn with canvas fillText or set as textContent; nothing in the component parses HTML."""
+    script = (Path(flamegraph.__file__).parent / "flame" / "flame.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script, sink
+    assert "textContent" in script and "fillText" in script
+
+
+def test_fifty_thousand_functions_under_one_root_draw_the_budgeted_bars() -> None:
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for i in range(50_000):
+        b.add(["main", f"handler_{i}", "leaf"], 1000)
+    at = upload(app(), "wide.folded", to_folded(b.build()).encode())
+    no_exception(at)
+    data = flame_payload(at)
+    real = [i for i in range(1, len(data["func"])) if data["func"][i] != data["otherId"]]
+    assert len(data["parent"]) >= 8191 and len(real) >= 8000, (len(data["parent"]), len(real))
+    assert any("8,192-bar budget" in c.value for c in at.caption)
 
 
 def _walk(obj: Any, depth: int = 0, seen: set[int] | None = None) -> str:
@@ -282,6 +308,8 @@ def test_pyroscope_connection_fills_pickers_and_loads() -> None:
         at.selectbox(key="pyro_label").set_value("service_name").run()
         assert sorted(at.selectbox(key="pyro_value").options) == sorted(["vllm", HOSTILE[0]])
         at.selectbox(key="pyro_value").set_value("vllm").run()
+        at.button(key="pyro_add").click().run()
+        assert at.text_input(key="pyro_selector").value == '{service_name="vllm"}', "the drop-downs fill it in"
         at.button(key="pyro_load").click().run()
         no_exception(at)
         assert top_function(at) == "Served.from_pyroscope"
@@ -325,3 +353,80 @@ def test_model_mode_shows_what_would_be_sent_before_sending() -> None:
         no_exception(at)
         assert len(server.requests) == sent, "answered offline: nothing sent"
         assert "answered offline" in at.chat_message[-1].caption[-1].value
+
+
+def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
+    at = upload(app(), "now.folded", to_folded(profile("Grown.alloc")).encode())
+    before = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    before.add(["main", "Worker.run", "Grown.alloc"], 3_000_000_000)
+    before.add(["main", "Worker.run", "Helper.small"], 1_000_000_000)
+    before.add(["main", "other_path"], 500_000_000)
+    baseline = ("before.folded", to_folded(before.build()).encode(), "text/plain")
+    at.file_uploader(key="upload_baseline").set_value(baseline)
+    at.run()
+    at.session_state["panel"] = "Diff"  # the diff is built when its tab is open
+    at.run()
+    no_exception(at)
+    assert any("Comparing with the baseline" in i.value and "before.folded" in i.value for i in at.info)
+    table = at.dataframe[-1].value
+    grown = table[table["function"] == "Grown.alloc"].iloc[0]
+    assert (grown["self before"], grown["self after"], grown["verdict"]) == ("3,000,000,000", "9,000,000,000", "grew")
+    diff = next(json.loads(e.proto.json) for e in at.get("bidi_component") if '"mode": "diff"' in e.proto.json)
+    node = next(i for i in range(1, len(diff["func"])) if diff["names"][diff["func"][i]] == "Grown.alloc")
+    assert (diff["before"][node], diff["after"][node], diff["noise"][node]) == (3 * 10**9, 9 * 10**9, 0)
+    at.button(key="clear_baseline").click().run()
+    no_exception(at)
+    assert not any("Comparing with" in i.value for i in at.info)
+    assert not [e for e in at.get("bidi_component") if '"mode": "diff"' in e.proto.json], "no diff graph is left"
+
+
+def test_pyroscope_query_form_selector_range_series_peak_and_grafana() -> None:
+    mem = "memory:alloc_space:bytes:space:bytes"
+    with PyroscopeServer({mem: profile("Served.from_pyroscope")}, labels={"service_name": ["vllm"]}) as server:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.secrets.update({"EXPLAINER_GRAFANA_URL": "https://grafana.example", "EXPLAINER_GRAFANA_DATASOURCE": "pyro"})
+        at.run()
+        at.radio(key="source_kind").set_value(sources.SERVER).run()
+        at.text_input(key="pyro_url").set_value(server.url).run()
+        at.selectbox(key="pyro_window").set_value(pyroscope_form.CUSTOM).run()
+        at.text_input(key="pyro_from").set_value("2026-08-21T10:00:00Z")
+        at.text_input(key="pyro_until").set_value("2026-08-21T11:00:00Z").run()
+        at.button(key="pyro_connect").click().run()
+        no_exception(at)
+        # checked as typed: the caret sits under the first character that does not fit
+        typed = '{service_name="vllm" pod="a"}'
+        at.text_input(key="pyro_selector").set_value(typed).run()
+        code = at.sidebar.code[-1].value.splitlines()
+        assert code == [typed, " " * typed.index("pod") + "^"], code
+        assert "expected ',' between matchers" in at.sidebar.error[-1].value
+        at.text_input(key="pyro_selector").set_value('{service_name="vllm"}').run()
+        assert not at.sidebar.error and not at.sidebar.code
+        at.button(key="pyro_series").click().run()
+        no_exception(at)
+        assert at.get("vega_lite_chart"), "the series of the window"
+        assert any(c.value.startswith("Peak ") for c in at.sidebar.caption)
+        at.button(key="pyro_load_peak").click().run()
+        no_exception(at)
+        assert top_function(at) == "Served.from_pyroscope"
+        body = [s.body for s in server.seen if s.path.endswith("SelectMergeStacktraces")][-1]
+        start = 1_787_306_400_000  # 2026-08-21T10:00:00Z: the flat test series peaks at its first step
+        assert (int(body["start"]), int(body["end"])) == (start, start + 60_000)
+        assert body["labelSelector"] == '{service_name="vllm"}'
+        shown = " ".join(c.value for c in at.caption)
+        assert f'Query: `{mem}{{service_name="vllm"}}`' in shown and "2026-08-21 10:00:00 UTC" in shown
+        (link,) = at.get("link_button")
+        assert link.proto.url.startswith("https://grafana.example/explore?schemaVersion=1&panes=")
+
+
+def test_long_names_are_cut_in_the_middle_and_searched_whole() -> None:
+    from explainer.analysis.summary import summarize
+    from explainer.ui import views
+
+    long = "torch::autograd::" + "detail::" * 20 + "THPVariable_linear"
+    cut = views.elide_middle(long)
+    assert len(cut) == views.NAME_COLUMN and cut.startswith("torch::autograd::") and cut.endswith("THPVariable_linear")
+    assert views.elide_middle("a\u202eb") == "a\ufffdb"  # cleaned first: no bidi control reaches a cell
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    b.add(["main", long], 10**9)
+    frame = views.function_table(summarize(b.build()))
+    assert list(views.search(frame, "detail::detail::THPVariable")["function"]) == [cut]

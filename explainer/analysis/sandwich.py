@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explainer.analysis.functions import sum_by
+from explainer.analysis.tree import Walk
 from explainer.model import Profile
 
 ENTRY = "(entry point)"
@@ -53,3 +54,21 @@ def sandwich(profile: Profile, function_id: int, limit: int = 20) -> Sandwich:
         tuple(Neighbour(names[i] or SELF, v) for i, v in callees),
         profile.unit,
     )
+
+
+def sandwich_walks(profile: Profile, function_id: int) -> tuple[Walk, Walk]:
+    """What the two sandwich flame graphs are built from, both rooted at the function (Grafana's layout).
+
+    Callees: each stack through the function from its outermost call on, so the tree's root is
+    the function with everything it calls above it. Callers: each such stack from its innermost
+    call back to the entry point, so the root is the function and its children are its callers.
+    One stack counts once in each, so both roots hold the function's total. No frame is copied:
+    a 500k-stack profile's callers are walks over its own frame array.
+    """
+    positions = np.flatnonzero(profile.frames == function_id)
+    owner = np.searchsorted(profile.offsets, positions, side="right") - 1
+    stacks, first_at = np.unique(owner, return_index=True)  # positions are sorted: the first is outermost
+    first = positions[first_at]
+    last = positions[np.concatenate((first_at[1:] - 1, [len(positions) - 1]))] if len(positions) else first
+    starts, ends = profile.offsets[stacks], profile.offsets[stacks + 1]
+    return Walk(stacks, first, ends - first, 1), Walk(stacks, last, last - starts + 1, -1)

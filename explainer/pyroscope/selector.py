@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from explainer.errors import QueryError
+from explainer.errors import QueryError, SelectorError
 from explainer.symbols import clean
 
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -63,12 +63,18 @@ def parse_selector(text: str) -> tuple[Matcher, ...]:
     Prometheus would reject the whole selector for it.
     """
     s = text.strip()
+    base = len(text) - len(text.lstrip())  # where the body starts in the text as typed
     if not s.startswith("{"):
         if "{" in s:
-            raise QueryError("put the profile type in --profile-type and only {label matchers} in --selector")
+            raise SelectorError(
+                "put the profile type in --profile-type and only {label matchers} in --selector",
+                position=base + s.index("{"),
+            )
         s = "{" + s + "}"
+    else:
+        base += 1
     if not s.endswith("}"):
-        raise QueryError(f"the selector must end with '}}': {clean(text, 120)!r}")
+        raise SelectorError(f"the selector must end with '}}': {clean(text, 120)!r}", position=len(text.rstrip()))
     body, i, out = s[1:-1], 0, []
     while True:
         i = _skip(body, i)
@@ -76,18 +82,18 @@ def parse_selector(text: str) -> tuple[Matcher, ...]:
             break
         name = _LABEL.match(body, i)
         if not name:
-            raise _syntax(text, "a label name", body, i)
+            raise _syntax(text, "a label name", body, i, base)
         i = _skip(body, name.end())
         op = next((o for o in _OPS if body.startswith(o, i)), None)
         if op is None:
-            raise _syntax(text, "one of = != =~ !~", body, i)
-        value, i = _string(text, body, _skip(body, i + len(op)))
+            raise _syntax(text, "one of = != =~ !~", body, i, base)
+        value, i = _string(text, body, _skip(body, i + len(op)), base)
         out.append(Matcher(name.group(), op, value))
         i = _skip(body, i)
         if i == len(body):
             break
         if body[i] != ",":
-            raise _syntax(text, "',' between matchers", body, i)
+            raise _syntax(text, "',' between matchers", body, i, base)
         i += 1
     return tuple(out)
 
@@ -98,14 +104,14 @@ def _skip(body: str, i: int) -> int:
     return i
 
 
-def _syntax(text: str, expected: str, body: str, i: int) -> QueryError:
+def _syntax(text: str, expected: str, body: str, i: int, base: int) -> SelectorError:
     near = clean(body[i : i + 20], 20) or "the end"
-    return QueryError(f"bad selector {clean(text, 120)!r}: expected {expected} at {near!r}")
+    return SelectorError(f"bad selector {clean(text, 120)!r}: expected {expected} at {near!r}", position=base + i)
 
 
-def _string(text: str, body: str, i: int) -> tuple[str, int]:
+def _string(text: str, body: str, i: int, base: int) -> tuple[str, int]:
     if i >= len(body) or body[i] not in "\"'`":
-        raise _syntax(text, "a quoted value", body, i)
+        raise _syntax(text, "a quoted value", body, i, base)
     quote, j, out = body[i], i + 1, []
     while j < len(body) and body[j] != quote:
         ch = body[j]
@@ -125,5 +131,5 @@ def _string(text: str, body: str, i: int) -> tuple[str, int]:
         out.append(ch)
         j += 1
     if j >= len(body) or body[j] != quote:
-        raise QueryError(f"bad selector {clean(text, 120)!r}: a value's quote is never closed")
+        raise SelectorError(f"bad selector {clean(text, 120)!r}: a value's quote is never closed", position=base + i)
     return "".join(out), j + 1

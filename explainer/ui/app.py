@@ -10,7 +10,7 @@ import sys
 
 import streamlit as st
 
-from explainer.ui import cache, chat, flamegraph, sources, views
+from explainer.ui import cache, chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -28,9 +28,13 @@ settings = chat.settings_from(st.secrets)  # read on every run, never kept in th
 
 st.title(":material/local_fire_department: explainer", anchor=False)
 views.headline(st, summary, page.label)
-left, right = st.columns([11, 9], gap="large")  # answers hold tables: the chat gets more room
-with left:
-    st.subheader("Ask about this profile")
+pyroscope_form.loaded_query(st, page.profile, st.secrets)
+if page.baseline is not None:
+    diffview.banner(st, state, page.baseline)
+# answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
+names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
+tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
+with tabs["Ask"]:
     mode = chat.mode_switch(st, settings)
     chat.panel(
         st,
@@ -40,13 +44,24 @@ with left:
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),
     )
+    sandwich.follow_answers(state)
+    sandwich.answer_button(st, state)
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
-with right:
-    st.subheader("Flame graph")
+with tabs["Flame graph"]:
     data = cache.SHARED.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
-    flamegraph.show(st, state, page.profile, data)
-    st.subheader("Top functions")
+    flamegraph.show(
+        st, state, page.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
+    )
+with tabs["Top functions"]:
     frame = cache.SHARED.derived(page.profile, "table", lambda: views.function_table(summary))
-    views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0])
-    st.subheader("Heaviest call chain")
+    pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
+    views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
+with tabs[sandwich.TAB]:
+    if tabs[sandwich.TAB].open is not False:  # built when looked at: a big profile's sandwich takes a second
+        sandwich.show(st, state, summary)
+with tabs["Call chain"]:
     views.heaviest_chain(st, summary)
+if page.baseline is not None:
+    with tabs[diffview.TAB]:
+        if tabs[diffview.TAB].open is not False:
+            diffview.show(st, state, page.profile, page.baseline)

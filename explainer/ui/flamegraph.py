@@ -1,240 +1,186 @@
-"""The interactive flame graph: one plotly bar per call-tree node, root at the bottom.
+"""The interactive flame graph: our own small Streamlit component drawing on a canvas.
 
-Built from :func:`explainer.analysis.tree.build_tree` with its node budget, so a 500k-stack
-profile still draws at most 8,192 bars; what the budget merged into ``other`` is stated
-under the chart. Why bars and not ``go.Icicle``: in headless Chromium plotly's icicle took
-2.2 s to draw 8k nodes without labels and 8.4 s with them, bars take about 1 s with labels
-(measured with plotly.js 4.1; see tests/test_browser.py). Hover shows self, total and
-shares; clicking a bar focuses on it (a rerun that draws only its subtree and ancestors, with
-labels recomputed for the new width); dragging zooms horizontally; the search box highlights.
+Why our own: the plotly bar chart it replaces sent 961 KB for 8k bars (64% preformatted hover
+strings), re-ran the script on every click and stayed white under a dark theme. The component
+(``explainer/ui/flame/flame.js`` and ``flame.css``, registered with ``st.components.v2``, no
+CDN and no build step) gets one payload of numbers per profile: the node arrays of
+:func:`explainer.analysis.tree.build_tree` (its node budget holds, what it merged into
+``other`` is stated under the chart), the names it uses once each, their meanings and colour
+groups, and the unit rule of :func:`explainer.units.display_rule`. Zoom, search and tooltips
+run in the browser; only "Sandwich view" sends a function back to Python.
 
-Plotly treats label and hover text as a small HTML dialect (``<a href>``, ``<b>``...), so
-every name goes through ``symbols.clean`` and then ``html.escape``: a symbol called
-``<img src=x onerror=...>`` is drawn as those characters, never as markup.
+Names travel as JSON strings and are drawn with canvas ``fillText`` or set as ``textContent``,
+never parsed as HTML, so a symbol called ``<img src=x onerror=...>`` shows as those characters.
 """
 
 from __future__ import annotations
 
-import html
-import zlib
+import functools
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from explainer import units
-from explainer.analysis.functions import value_of_stacks_with
+from explainer.analysis.difftree import DiffTree
 from explainer.analysis.tree import DEFAULT_MAX_NODES, CallTree, build_tree
+from explainer.knowledge.classify import OTHER as UNCURATED
+from explainer.knowledge.classify import classify, label
 from explainer.model import OTHER, Profile
-from explainer.report.analyze import md_cell
-from explainer.symbols import clean
+from explainer.symbols import clean, decode
 from explainer.ui.state import SessionData
 
-CHART_PX = 640  # the width labels are fitted to (the right-hand column of the wide layout)
-CHAR_PX = 6.6  # average width of one 11 px label character
-ROW_PX = 20
-HIGHLIGHT, GREY = "rgb(109,40,217)", "rgb(168,162,158)"
+ASSETS = Path(__file__).parent / "flame"
+NAME_CAP = 300  # characters of a name sent to the browser (the tooltip shows it whole up to this)
+MERGED = "other (merged small call paths)"
 
 
 @dataclass(frozen=True, eq=False)
 class FlameData:
-    """Per-node arrays, built once per profile; colours, labels and range change per view."""
+    """What the component draws for one profile, built once per profile."""
 
     tree: CallTree
-    x0: np.ndarray  # left edge of each node's bar, in the profile's unit
-    raw: list[str]  # raw names, for matching
-    shown: list[str]  # cleaned names (not yet escaped)
-    hover: np.ndarray  # (n, 6): name, self, self share, total, total share, node id
-    base_colors: list[str]
+    payload: dict[str, Any]  # JSON-ready numbers and interned strings
+    raw: tuple[str, ...]  # raw name of each payload name index (what a click sends back)
     other_value: int
     other_nodes: int
 
 
-def _flame_color(name: str) -> str:
-    """A warm flame colour that depends only on the name, so a function keeps its colour."""
-    h = zlib.crc32(name.encode("utf-8", "surrogatepass"))
-    return f"rgb({205 + h % 50},{80 + (h >> 8) % 150},{30 + (h >> 16) % 40})"
+def colour_group(name: str) -> str:
+    """Grafana colours by package; we colour curated frames by their category, the rest by package."""
+    category = classify(name)
+    if category != UNCURATED:
+        return label(category)
+    sym = decode(name)
+    package = sym.owner.replace("::", ".").split(".")[0]
+    return clean(package, 60) or sym.language or sym.kind
 
 
-def _faded(color: str, keep: float = 0.3) -> str:
-    r, g, b = (int(x) for x in color[4:-1].split(","))
-    return f"rgb({int(255 - (255 - r) * keep)},{int(255 - (255 - g) * keep)},{int(255 - (255 - b) * keep)})"
+def _interned(values: list[str]) -> tuple[list[str], list[int]]:
+    table: dict[str, int] = {}
+    index = [table.setdefault(v, len(table)) for v in values]
+    return list(table), index
 
 
-def _x_starts(tree: CallTree) -> np.ndarray:
-    """Children sit side by side from their parent's left edge, in name order (like pprof)."""
-    x = np.zeros(tree.size, dtype=np.int64)
-    for node in range(tree.size):  # ids are breadth first: a parent is placed before its children
-        left = int(x[node])
-        for child in tree.children(node):
-            x[child] = left
-            left += int(tree.total[child])
-    return x
+def payload(
+    tree: CallTree, n_profile_names: int, rooted: bool = False, grand: int | None = None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Node arrays plus the names they use; ``func`` indexes the payload's own name table.
+
+    ``rooted``: every stack starts with one function (a sandwich's profiles), so that function's
+    node becomes the root and the artificial "total" node above it is left out. ``grand`` is
+    what shares are "of all" (the whole profile's total for a sandwich; the tree's by default).
+    """
+    skip = 1 if rooted else 0
+    func = tree.func[skip:]
+    used, local = np.unique(func[func >= 0], return_inverse=True)
+    raw = tuple(tree.names[int(f)] for f in used)
+    is_marker = [int(f) >= n_profile_names for f in used]  # the tree's own `other` (not a function called so)
+    names = [MERGED if m else clean(r, NAME_CAP) for r, m in zip(raw, is_marker, strict=True)]
+    meanings, meaning = _interned(
+        ["Smaller call paths merged to stay within the bar budget." if m else decode(r).meaning
+         for r, m in zip(raw, is_marker, strict=True)]
+    )  # fmt: skip
+    groups, group = _interned(["other" if m else colour_group(r) for r, m in zip(raw, is_marker, strict=True)])
+    ids = local.tolist() if rooted else [-1, *local.tolist()]
+    data = {
+        "id": uuid.uuid4().hex,  # a new profile resets the browser's zoom and selection
+        "mode": "flame",
+        "names": names,
+        "meanings": meanings,
+        "meaning": meaning,
+        "groups": groups,
+        "group": group,
+        "func": ids,
+        "parent": (tree.parent[skip:] - skip).tolist(),
+        "total": tree.total[skip:].tolist(),
+        "self": tree.self[skip:].tolist(),
+        "grand": int(tree.total[0]) if grand is None else grand,
+        "otherId": is_marker.index(True) if any(is_marker) else -1,
+        "unit": units.display_rule(tree.unit),
+    }
+    return data, raw
 
 
 def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
     tree = build_tree(profile, max_nodes=limit)  # the budget counts the `other` nodes too
-    n, unit, grand = tree.size, tree.unit, max(int(tree.total[0]), 1)
-    raw = [tree.name(i) for i in range(n)]
-    is_other = (tree.func >= len(profile.names)) & (np.arange(n) > 0)
-    shown = ["other (merged small call paths)" if is_other[i] else clean(raw[i]) for i in range(n)]
-    hover = np.empty((n, 6), dtype=object)
-    for i in range(n):
-        s, t = int(tree.self[i]), int(tree.total[i])
-        hover[i] = (
-            html.escape(shown[i], quote=False),
-            units.format_value(s, unit),
-            units.format_share(s, grand),
-            units.format_value(t, unit),
-            units.format_share(t, grand),
-            i,
-        )
-    colors = [GREY if (i == 0 or is_other[i]) else _flame_color(r) for i, r in enumerate(raw)]
-    other_value = int(tree.total[is_other].sum())
-    return FlameData(tree, _x_starts(tree), raw, shown, hover, colors, other_value, int(is_other.sum()))
+    data, raw = payload(tree, len(profile.names))
+    is_other = (tree.func >= len(profile.names)) & (np.arange(tree.size) > 0)
+    return FlameData(tree, data, raw, int(tree.total[is_other].sum()), int(is_other.sum()))
 
 
-def in_view(data: FlameData, zoom: int | None) -> np.ndarray:
-    """Nodes drawn when focused on ``zoom``: its subtree and its ancestors (all nodes if None)."""
-    tree = data.tree
-    if not zoom:
-        return np.arange(tree.size)
-    lo, hi = data.x0[zoom], data.x0[zoom] + tree.total[zoom]
-    inside = (data.x0 >= lo) & (data.x0 + tree.total <= hi) & (tree.depth >= tree.depth[zoom])
-    inside[[0, *tree.path(zoom)]] = True
-    return np.flatnonzero(inside)
-
-
-def _label(name: str, px: float) -> str:
-    fits = int(px / CHAR_PX)
-    if fits < 4:
-        return ""
-    return html.escape(name if len(name) <= fits else name[: fits - 1] + "…", quote=False)
-
-
-def figure(data: FlameData, highlight: list[int] | None = None, zoom: int | None = None) -> go.Figure:
-    tree = data.tree
-    nodes = in_view(data, zoom)
-    lo = int(data.x0[zoom]) if zoom else 0
-    span = max(int(tree.total[zoom if zoom else 0]), 1)
-    px = tree.total[nodes] * (CHART_PX / span)
-    colors = data.base_colors
-    if highlight:  # fade the rest toward white: the flame still reads, the matches stand out
-        hit = set(highlight)
-        colors = [HIGHLIGHT if i in hit else _faded(c) for i, c in enumerate(colors)]
-    levels = int(tree.depth[nodes].max(initial=0)) + 1
-    bars = {
-        "type": "bar",
-        "orientation": "h",
-        "base": data.x0[nodes].tolist(),
-        "x": tree.total[nodes].tolist(),
-        "y": tree.depth[nodes].tolist(),
-        "width": 1.0,
-        "marker": {"color": [colors[i] for i in nodes], "line": {"width": 0.6, "color": "#ffffff"}},
-        "text": [_label(data.shown[i], p) for i, p in zip(nodes.tolist(), px.tolist(), strict=True)],
-        "textposition": "inside",
-        "insidetextanchor": "start",
-        "textangle": 0,
-        "textfont": {"size": 11, "color": "#1c1917"},
-        "customdata": data.hover[nodes].tolist(),
-        "hovertemplate": (
-            "<b>%{customdata[0]}</b><br>self %{customdata[1]} (%{customdata[2]})"
-            "<br>total %{customdata[3]} (%{customdata[4]})<extra></extra>"
-        ),
-        "unselected": {"marker": {"opacity": 1.0}},
-    }
-    layout = {
-        "height": min(max(levels * ROW_PX + 24, 260), 1400),
-        "margin": {"t": 4, "l": 4, "r": 4, "b": 4},
-        "bargap": 0,
-        "dragmode": "zoom",
-        "plot_bgcolor": "#ffffff",
-        "uniformtext": {"minsize": 9, "mode": "hide"},
-        "hoverlabel": {"align": "left"},
-        "xaxis": {"range": [lo, lo + span], "visible": False},
-        "yaxis": {"range": [-0.5, levels - 0.5], "visible": False, "fixedrange": True},
-    }
-    # plain dicts without plotly's per-element validation: 15 ms instead of 440 ms for 8k bars
-    # (st.plotly_chart validates the figure once more itself)
-    return go.Figure({"data": [bars], "layout": layout}, _validate=False)
-
-
-def matches(data: FlameData, query: str) -> list[int]:
-    """Nodes whose name contains ``query`` (case-insensitive plain text)."""
-    q = query.strip().lower()
-    return [i for i, r in enumerate(data.raw) if i > 0 and q in r.lower()] if q else []
+def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The payload of :func:`payload` for the tree of both profiles, with each side's values per node."""
+    data, raw = payload(diff.tree, diff.name_count)
+    moved = np.where(diff.noise, 0, np.abs(diff.after - diff.before))
+    moved[0] = 0  # the root holds every change: scale the colours to the call paths instead
+    data.update(
+        mode="diff",
+        before=diff.before.tolist(),
+        after=diff.after.tolist(),
+        noise=diff.noise.astype(int).tolist(),
+        grandBefore=diff.total_before,
+        grandAfter=diff.total_after,
+        maxChange=int(moved.max(initial=0)),
+    )
+    return data, raw
 
 
 def caption(data: FlameData, profile: Profile) -> str:
     tree = data.tree
-    parts = [
-        f"{tree.size - 1:,} call-tree nodes, root (all {units.format_value(tree.total[0], tree.unit)}) at the bottom"
-    ]
+    parts = [f"{tree.size - 1:,} call-tree nodes, root (all {units.format_value(tree.total[0], tree.unit)}) at the top"]
     if tree.merged_nodes:
         held = units.format_value(data.other_value, tree.unit)
         parts.append(
             f"{tree.merged_nodes:,} smaller call paths merged into {data.other_nodes:,} grey '{OTHER}' bar(s) holding "
             f"{held} ({units.format_share(data.other_value, tree.total[0])}) to stay within the "
-            f"{DEFAULT_MAX_NODES:,}-bar budget; totals stay exact"
+            f"{tree.max_nodes:,}-bar budget; totals stay exact"
         )
     if profile.truncation.other_nodes:
         merged = units.format_value(profile.truncation.other_value, tree.unit)
         parts.append(f"the source itself had already merged {merged} into '{OTHER}'")
-    parts.append("hover for self and total; click a bar to focus on it; drag to zoom, double-click to zoom out")
+    parts.append("colours follow the memory category, or the package for other code")
     return "; ".join(parts) + "."
 
 
-def _zoom(st: Any, state: SessionData, profile: Profile, data: FlameData, key: str) -> int | None:
-    """The focused node for this profile, updated from a click on the chart."""
-    event = st.session_state.get(key)
-    points = getattr(getattr(event, "selection", None), "points", None) or []
-    if points:
-        node = int(points[0].get("customdata", [0] * 6)[5])
-        state.zoom = (id(profile), node if 0 < node < data.tree.size else 0)
-        state.flame_rev += 1  # a fresh widget: the click is consumed, not replayed on later reruns
-    if state.zoom is None or state.zoom[0] != id(profile):
-        return None
-    return state.zoom[1] or None
+@functools.cache
+def _renderer() -> Any:
+    """The component, registered once per process (the assets are our own files, not user data)."""
+    from streamlit.components.v2 import component
+
+    return component(
+        "explainer_flame",
+        css=(ASSETS / "flame.css").read_text(encoding="utf-8"),
+        js=(ASSETS / "flame.js").read_text(encoding="utf-8"),
+    )
 
 
-def show(st: Any, state: SessionData, profile: Profile, data: FlameData) -> None:
-    """Search box, chart and the honest caption; the last answer's function is highlighted by default."""
-    focus = state.focus
-    query = st.text_input(
-        "Highlight in flame graph",
-        key="flame_search",
-        placeholder=f"a function name{', e.g. ' + focus[:40] if focus else ''}",
-    )
-    term = query.strip() or focus
-    zoom = _zoom(st, state, profile, data, f"flame_{state.flame_rev}")
-    if zoom:
-        path = " → ".join(md_cell(data.shown[i]) for i in data.tree.path(zoom)[-3:])
-        cols = st.columns([5, 1])
-        cols[0].caption(f"Focused on …{path} ({data.hover[zoom][3]}, {data.hover[zoom][4]} of the total).")
-        if cols[1].button("Show all", key="flame_reset", icon=":material/zoom_out_map:"):
-            state.zoom, zoom = None, None
-    key = (data, term, zoom)  # data compares by identity (eq=False) and is kept alive by the key
-    if state.flame_figure[0] != key:  # one slot: a rerun for a chat answer reuses the drawn figure
-        state.flame_figure = (key, figure(data, matches(data, term) if term else None, zoom))
-    st.plotly_chart(
-        state.flame_figure[1],
-        key=f"flame_{state.flame_rev}",
-        on_select="rerun",
-        selection_mode="points",
-        theme=None,
-        width="stretch",
-        config={"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]},
-    )
+def draw(data: dict[str, Any], key: str, focus: str = "", why: str = "", on_sandwich: Any = None) -> Any:
+    """Mount the component, ``focus`` highlighted (``why`` says what chose it); ``on_sandwich`` runs
+    (before the rerun) when "Sandwich view" is clicked."""
+    shown = {**data, "focus": clean(focus, NAME_CAP), "focusWhy": why or "the function in focus"}
+    return _renderer()(data=shown, key=key, on_sandwich_change=on_sandwich or (lambda: None))
+
+
+def picked(data: FlameData, value: Any) -> str:
+    """The raw function name for a payload name index sent by the browser ("" if it is not one)."""
+    ok = isinstance(value, int) and 0 <= value < len(data.raw) and value != data.payload["otherId"]
+    return data.raw[value] if ok else ""
+
+
+def show(
+    st: Any, state: SessionData, profile: Profile, data: FlameData, on_pick: Callable[[str], None], key: str = "flame"
+) -> None:
+    """The chart and its honest caption, the function in focus highlighted; "Sandwich view" calls
+    ``on_pick(raw name)`` (in a widget callback, before the rerun)."""
+
+    def to_sandwich() -> None:
+        chosen = picked(data, getattr(st.session_state[key], "sandwich", None))
+        if chosen:
+            on_pick(chosen)
+
+    draw(data.payload, key, state.selected, state.selected_by, to_sandwich)
     st.caption(caption(data, profile))
-    if term:
-        ids = [i for i, n in enumerate(profile.names) if term.lower() in n.lower()]
-        held = value_of_stacks_with(profile, ids) if ids else 0
-        what = "the last answer's function" if not query.strip() else "functions matching"
-        hits = len(matches(data, term))
-        hidden = " (none drawn on their own: they are inside the grey 'other' bars)" if ids and not hits else ""
-        st.caption(
-            f"{hits:,} bar(s) highlighted for {what} {md_cell(term)}{hidden}; the stacks through "
-            f"{len(ids):,} matching function(s) hold {units.format_value(held, profile.unit)} "
-            f"({units.format_share(held, profile.total)})."
-        )

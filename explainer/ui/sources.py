@@ -23,7 +23,10 @@ from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
 from explainer.ui.cache import SHARED, input_key
+from explainer.ui.pyroscope_form import AUTH, panel
 from explainer.ui.state import Loaded, SessionData
+
+__all__ = ["AUTH", "DEMO", "SERVER", "UPLOAD", "Page", "friendly", "load_upload", "sidebar"]
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +123,10 @@ def _options(st: Any, sample_type: str | None = None) -> ReadOptions:
     return app_options(st.secrets, sample_type, None if unit == "auto" else unit)
 
 
-def _uploaded_profile(st: Any, state: SessionData, slot: str, label: str, help_text: str) -> tuple[Profile | None, str]:
-    uploaded = st.file_uploader(label, key=f"upload_{slot}", help=help_text, max_upload_size=MAX_UPLOAD_MB)
+def _uploaded_profile(
+    st: Any, state: SessionData, slot: str, label: str, help_text: str, key: str = ""
+) -> tuple[Profile | None, str]:
+    uploaded = st.file_uploader(label, key=key or f"upload_{slot}", help=help_text, max_upload_size=MAX_UPLOAD_MB)
     if uploaded is None:
         state.uploads.pop(slot, None)
         return None, ""
@@ -183,12 +188,18 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
         elif profile is None:
             st.caption("No file yet: showing the start profile.")
     elif kind == SERVER:
-        profile, err = pyroscope_panel(st, state)
+        profile, err = panel(st, state)
         if err:
             errors.append(err)
     with st.expander("Compare with a baseline (optional)"):
         baseline, err = _uploaded_profile(
-            st, state, "baseline", "Baseline profile", "An earlier profile of the same workload, to compare against."
+            st,
+            state,
+            "baseline",
+            "Baseline profile",
+            "An earlier profile of the same workload, to compare against.",
+            # "Clear baseline" gives the uploader a new key: a fresh, empty widget
+            key=f"upload_baseline_{state.baseline_rev}" if state.baseline_rev else "upload_baseline",
         )
         if err:
             errors.append(f"Baseline: {err}")
@@ -204,119 +215,3 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
     else:
         label = clean(profile.source.location or profile.source.kind, 120)
     return Page(profile, baseline, label, tuple(errors))
-
-
-AUTH = ("None", "User + password", "Bearer token", "PYROSCOPE_* environment variables")
-WINDOWS = {"Last 15 minutes": "now-15m", "Last hour": "now-1h", "Last 6 hours": "now-6h", "Last 24 hours": "now-24h"}
-ANY = "(any)"
-
-
-def _client(st: Any, session: Any) -> Any:
-    """A client for this action only: credentials come from the password widgets and are not kept."""
-    from explainer.pyroscope import PyroscopeClient, credentials_from
-
-    ss, auth = st.session_state, st.session_state.get("pyro_auth", AUTH[0])
-    tenant = ss.get("pyro_tenant", "").strip() or None
-    if auth == AUTH[3]:
-        creds = credentials_from(tenant=tenant)
-    else:
-        creds = credentials_from(
-            user=ss.get("pyro_user", "") if auth == AUTH[1] else "",
-            password=ss.get("pyro_password", "") if auth == AUTH[1] else "",
-            token=ss.get("pyro_token", "") if auth == AUTH[2] else "",
-            tenant=tenant or "",
-            environ={},
-        )
-    return PyroscopeClient(ss.get("pyro_url", ""), session=session, credentials=creds, timeout=20.0)
-
-
-def _window(st: Any) -> Any:
-    import time
-
-    from explainer.pyroscope import parse_window
-
-    return parse_window(WINDOWS[st.session_state.get("pyro_window", "Last hour")], "now", int(time.time() * 1000))
-
-
-def _server_call(st: Any, call: Callable[[Any, Any], Any]) -> tuple[Any, str]:
-    """Run ``call(client, window)`` with a fresh HTTP session; (result, "") or (None, message)."""
-    import requests
-
-    try:
-        with requests.Session() as http:
-            return call(_client(st, http), _window(st)), ""
-    except Exception as exc:  # every server failure becomes a message
-        return None, friendly(exc)
-
-
-def _discover(client: Any, window: Any) -> dict[str, Any]:
-    types = sorted(client.profile_types(window), key=lambda t: (t.meaning != "gpu-memory", t.id))
-    labels = sorted(n for n in client.label_names(window) if not n.startswith("__"))
-    return {"types": types, "labels": labels, "values": {}}
-
-
-def _defaults_from_environment(ss: Any) -> None:
-    """A deployment's ``PYROSCOPE_URL`` (and tenant) start the form, with the environment's credentials."""
-    import os
-
-    url = os.environ.get("PYROSCOPE_URL", "").strip()
-    if url and "pyro_url" not in ss:
-        ss["pyro_url"] = url
-        ss["pyro_auth"] = AUTH[3]
-        ss["pyro_tenant"] = os.environ.get("PYROSCOPE_TENANT", "").strip()
-
-
-def pyroscope_panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
-    """URL, auth and tenant; profile-type and label pickers filled from the server; a time range."""
-    try:
-        from explainer.pyroscope import Query, build_selector, split_url
-    except ImportError:  # pragma: no cover - the package ships with explainer
-        return None, "The Pyroscope client is not installed."
-    _defaults_from_environment(st.session_state)
-    st.text_input("Server URL", key="pyro_url", placeholder="http://localhost:4040")
-    auth = st.selectbox("Authentication", AUTH, key="pyro_auth")
-    if auth == AUTH[1]:
-        st.text_input("User", key="pyro_user")
-        st.text_input("Password", key="pyro_password", type="password")
-    elif auth == AUTH[2]:
-        st.text_input("Token", key="pyro_token", type="password")
-    st.text_input("Tenant (X-Scope-OrgID, optional)", key="pyro_tenant")
-    st.selectbox("Time range", list(WINDOWS), index=1, key="pyro_window")
-    url = st.session_state.get("pyro_url", "").strip()
-    try:
-        where = (split_url(url)[0], st.session_state.get("pyro_tenant", "").strip(), auth) if url else None
-    except Exception as exc:
-        return None, friendly(exc)
-    if st.button("Connect", key="pyro_connect", disabled=where is None):
-        found, err = _server_call(st, _discover)
-        if err:
-            return None, err
-        state.server = {"where": where, **found}
-    if not state.server or state.server.get("where") != where:
-        st.caption("Connect to list the server's profile types and labels.")
-        return None, ""
-    types = state.server["types"]
-    if not types:
-        return None, "The server has no profiles in this time range."
-    ptype = st.selectbox("Profile type", types, key="pyro_type", format_func=lambda t: clean(f"{t.id} {t.meaning}"))
-    label = st.selectbox("Label (optional)", [ANY, *state.server["labels"]], key="pyro_label", format_func=clean)
-    labels: list[tuple[str, str]] = []
-    if label != ANY:
-        values = state.server["values"].get(label)
-        if values is None:
-            values, err = _server_call(st, lambda c, w: sorted(c.label_values(label, w)))
-            if err:
-                return None, err
-            state.server["values"][label] = values
-        value = st.selectbox(f"{clean(label, 40)} =", values, key="pyro_value", format_func=clean)
-        if value is not None:
-            labels.append((label, value))
-    if st.button("Load profile", key="pyro_load", type="primary"):
-        query = lambda c, w: c.flame_graph(Query(ptype, build_selector("{}", labels), w))  # noqa: E731
-        profile, err = _server_call(st, query)
-        if err:
-            return None, err
-        state.remote = profile
-    if state.remote is not None and where is not None and state.remote.source.location == where[0]:
-        return state.remote, ""
-    return None, ""

@@ -54,9 +54,10 @@ class SessionData:
     history: deque[Turn] = field(default_factory=lambda: deque(maxlen=MAX_TURNS))
     pending: str | None = None  # a question waiting for "send to model" or a suggestion click
     focus: str = ""  # the function the last answer was about, highlighted in the flame graph
-    zoom: tuple[int, int] | None = None  # (id of the profile, call-tree node) the flame graph is focused on
-    flame_rev: int = 0  # bumped to give the chart a fresh widget after a click was used
-    flame_figure: tuple[Any, Any] = (None, None)  # (view key, plotly figure) of the last drawn view
+    baseline_rev: int = 0  # bumped by "Clear baseline": the baseline uploader starts empty again
+    selected: str = ""  # the function in focus: the sandwich's, highlighted in the flame graph
+    selected_by: str = ""  # what chose it, as the flame graph says it ("the last answer's function"...)
+    answered: str = ""  # the last answer's function already taken into ``selected``
     uploads: dict[str, Loaded] = field(default_factory=dict)  # per uploader slot
     server: dict[str, Any] = field(default_factory=dict)  # Pyroscope lists, keyed without secrets
     demo: Profile | None = None  # the start profile: the demo or the file named on the command line

@@ -6,6 +6,7 @@ spans made by ``md_cell``; never as HTML. Numbers come from :mod:`explainer.unit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -15,8 +16,26 @@ from explainer.analysis.summary import Summary
 from explainer.report.analyze import md_cell, truncation_notes
 from explainer.symbols import clean, decode, guess_runtime
 
+TABS = ("Ask", "Flame graph", "Top functions", "Sandwich", "Call chain")
+"""The page's tabs; the chat comes first and gets the full width, so answer tables never squeeze."""
+
 TABLE_ROWS = 500
 """Rows handed to the grid after searching; the caption says how many matched in all."""
+
+
+NAME_COLUMN = 72
+"""Characters of a name in a table cell; longer ones keep their start and end (where C++ and
+Python names say what they are) with an ellipsis in the middle. The full name is one click away
+(the row opens its sandwich view) and in the flame graph's tooltip."""
+
+
+def elide_middle(name: str, limit: int = NAME_COLUMN) -> str:
+    """``torch::autograd::…::THPVariable_linear``: the cleaned name, cut in the middle to ``limit``."""
+    shown = clean(name)
+    if len(shown) <= limit:
+        return shown
+    head = (limit - 1) // 2
+    return shown[:head] + "…" + shown[len(shown) - (limit - 1 - head) :]
 
 
 def display_scale(total: int, unit: str) -> tuple[str, float]:
@@ -43,7 +62,9 @@ def function_table(summary: Summary) -> pd.DataFrame:
     runtime = guess_runtime(names)
     frame = pd.DataFrame(
         {
-            "function": [clean(names[i]) for i in ids],
+            "id": ids,  # not shown: what a click on the row selects (names are cleaned for display)
+            "function": [elide_middle(names[i]) for i in ids],
+            "name": [clean(names[i]) for i in ids],  # not shown: the whole name, for the search
             f"self ({suffix})": self_v / factor,
             "self %": 100.0 * self_v / max(total, 1),
             f"total ({suffix})": total_v / factor,
@@ -59,7 +80,7 @@ def search(frame: pd.DataFrame, query: str) -> pd.DataFrame:
     q = query.strip().lower()
     if not q:
         return frame
-    hit = frame["function"].str.lower().str.contains(q, regex=False) | frame["meaning"].str.lower().str.contains(
+    hit = frame["name"].str.lower().str.contains(q, regex=False) | frame["meaning"].str.lower().str.contains(
         q, regex=False
     )
     return frame[hit]
@@ -77,16 +98,30 @@ def headline(st: Any, summary: Summary, label: str) -> None:
         st.warning(f"Not everything is shown: {clean(note, 300)}", icon="⚠️")
 
 
-def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str) -> None:
+def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[[int], None] | None = None) -> None:
+    """The searchable table of every function; clicking a row calls ``on_pick(function id)``."""
     query = st.text_input("Search functions", key="table_search", placeholder="name or meaning, e.g. kv_cache")
-    shown = search(frame, query)
+    found = search(frame, query)
+    shown = found.head(TABLE_ROWS)
+    ids = shown["id"].tolist()
+
+    def picked() -> None:
+        rows = st.session_state["top_table"].selection.rows
+        if rows and on_pick is not None:
+            on_pick(int(ids[rows[0]]))
+
     st.dataframe(
-        shown.head(TABLE_ROWS),
+        shown,
         hide_index=True,
         width="stretch",
-        height=360,
+        height=420,
+        key="top_table",
+        on_select=picked,
+        selection_mode="single-row",
         column_config={
-            "function": st.column_config.TextColumn("function", width="medium"),
+            "id": None,
+            "name": None,
+            "function": st.column_config.TextColumn("function", width="large"),
             "meaning": st.column_config.TextColumn("decoded meaning", width="large"),
             f"self ({unit_suffix})": st.column_config.NumberColumn(
                 format="%.3f", help="what the function itself holds"
@@ -98,9 +133,13 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str) -> None:
             "total %": st.column_config.NumberColumn(format="%.1f%%"),
         },
     )
+    matched = len(found)
     what = f"matching {md_cell(query.strip())}" if query.strip() else "in the profile"
-    more = f"; the first {TABLE_ROWS:,} are listed" if len(shown) > TABLE_ROWS else ""
-    st.caption(f"{len(shown):,} of {len(frame):,} functions {what}{more}. Click a column header to sort.")
+    more = f"; the first {TABLE_ROWS:,} are listed" if matched > TABLE_ROWS else ""
+    st.caption(
+        f"{matched:,} of {len(frame):,} functions {what}{more}. Click a column header to sort, "
+        "a row for its sandwich view (callers and callees)."
+    )
 
 
 def chain_table(summary: Summary) -> pd.DataFrame | None:
@@ -111,7 +150,7 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
     runtime = guess_runtime(summary.profile.names)
     return pd.DataFrame(
         {
-            "function": [clean(s.name) for s in chain.steps],
+            "function": [elide_middle(s.name) for s in chain.steps],
             "bar width": [units.format_value(s.width, unit) for s in chain.steps],
             "share": [units.format_share(s.width, total) for s in chain.steps],
             "self": [units.format_value(s.self, unit) for s in chain.steps],

@@ -1,0 +1,110 @@
+"""What a baseline changes on the page: a "comparing with" banner with a way to clear it, and
+the Diff tab with a diff flame graph (red growth, green shrinkage, grey under the noise floor)
+and a before/after table, both from the same noise floor as :mod:`explainer.analysis.diff`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from explainer import units
+from explainer.analysis.diff import Diff, FunctionChange, diff_profiles
+from explainer.analysis.difftree import diff_tree
+from explainer.model import Profile
+from explainer.report.analyze import md_cell
+from explainer.symbols import clean
+from explainer.ui import flamegraph
+from explainer.ui.sources import friendly
+from explainer.ui.state import SessionData
+from explainer.ui.views import elide_middle
+
+TAB = "Diff"
+TABLE_ROWS = 200
+
+
+def label_of(profile: Profile) -> str:
+    return clean(profile.source.location or profile.source.kind, 120)
+
+
+def clear(state: SessionData) -> None:
+    """Forget the baseline: its uploader gets a new key, so the next run starts without one."""
+    state.baseline_rev += 1
+    state.uploads.pop("baseline", None)
+
+
+def banner(st: Any, state: SessionData, baseline: Profile) -> None:
+    cols = st.columns([5, 1], vertical_alignment="center")
+    cols[0].info(
+        f"Comparing with the baseline {md_cell(label_of(baseline))}: answers and the Diff tab show what changed.",
+        icon="⚖️",
+    )
+    cols[1].button("Clear baseline", key="clear_baseline", icon=":material/close:", on_click=clear, args=(state,))
+
+
+def _signed(value: int, unit: str) -> str:
+    return ("+" if value > 0 else "−" if value < 0 else "±") + units.format_value(abs(value), unit)
+
+
+def _relative(change: FunctionChange) -> str:
+    rel = change.relative("self")
+    if rel is None:
+        return "new" if change.self_after else "—"
+    return f"{rel:+.0%}".replace("-", "−")
+
+
+def table(diff: Diff) -> pd.DataFrame:
+    rows = diff.ranked("self", significant=False)[:TABLE_ROWS]
+    unit = diff.unit
+    return pd.DataFrame(
+        {
+            "function": [elide_middle(c.name) for c in rows],
+            "self before": [units.format_value(c.self_before, unit) for c in rows],
+            "self after": [units.format_value(c.self_after, unit) for c in rows],
+            "self change": [_signed(c.delta("self"), unit) for c in rows],
+            "relative": [_relative(c) for c in rows],
+            "total before": [units.format_value(c.total_before, unit) for c in rows],
+            "total after": [units.format_value(c.total_after, unit) for c in rows],
+            "verdict": ["noise" if c.noise("self") else "grew" if c.delta("self") > 0 else "shrank" for c in rows],
+        }
+    )
+
+
+def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> None:
+    slot: dict[str, Any] = state.derived(profile, "diff", dict)  # one entry: the current baseline's
+    if slot.get("baseline") is not baseline:
+        slot.clear()
+        try:
+            slot.update(
+                diff=diff_profiles(baseline, profile), data=flamegraph.diff_payload(diff_tree(baseline, profile))
+            )
+        except Exception as exc:  # different units and the like: one line, the rest of the page stays
+            slot["error"] = friendly(exc)
+        slot["baseline"] = baseline
+    if "error" in slot:
+        st.error(f"Cannot compare with this baseline: {slot['error']}", icon="🚫")
+        return
+    diff, data = slot["diff"], slot["data"]
+    unit = profile.unit
+    st.caption(
+        f"Baseline {units.format_value(diff.total_before, unit)} → now {units.format_value(diff.total_after, unit)}. "
+        "Red bars grew, green bars shrank, grey bars moved less than the noise floor "
+        f"({diff.floor.min_share:.0%} of the larger total and {diff.floor.min_relative:.0%} of the value before). "
+        "Bar width is before + after."
+    )
+    flamegraph.draw(data[0], "diff_flame")
+    for note in diff.notes:
+        st.warning(clean(note, 300), icon="⚠️")
+    st.dataframe(
+        table(diff),
+        hide_index=True,
+        width="stretch",
+        column_config={"function": st.column_config.TextColumn(width="large")},
+    )
+    moved = len(diff.ranked("self", significant=False))
+    more = f"; the first {TABLE_ROWS} rows are listed" if moved > TABLE_ROWS else ""
+    st.caption(
+        f"Ranked by the change in self; {len(diff.ranked('self')):,} change(s) above the noise floor, "
+        f"{diff.noise_count('self'):,} under it{more}."
+    )
