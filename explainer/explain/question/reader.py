@@ -91,6 +91,8 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
         and subject.how != "focus"
     ):
         intent, score = context.intent, FOLLOW_UP_SCORE  # "and the KV cache?": the same question, a new subject
+    if intent == "responsible" and subject is context.topic:
+        subject = None  # "what is responsible for it?": for the resource the last answer was about, not its frame
     if intent in NEEDS_SUBJECT and subject is None and context.topic is not None:
         subject = context.topic
     runner = ranked[1] if len(ranked) > 1 and intent != "unknown" else None
