@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -35,27 +36,43 @@ RSS_BOUND_MB = 600
 PROCESS_DEADLINE_S = 10.0  # a subprocess that has not ended by then is hung (the bug was: forever)
 
 
+# The child is started by a small launcher, not by pytest itself: Linux keeps the high-water mark
+# of the memory a process had before exec in its ru_maxrss, and a child forked from a pytest that
+# has grown to hundreds of MB would report that, not its own peak.
+_LAUNCHER = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_pid, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as report:
+    report.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _measure(args: list[str], stdin: Any = subprocess.DEVNULL, flood: bool = False) -> tuple[int, str, int]:
     """Exit status, stderr and the child's peak RSS in KiB (``ru_maxrss`` from ``wait4``).
 
     ``flood`` writes zeros to the child's stdin until it stops reading.
     """
-    with tempfile.TemporaryFile() as err_file:
+    with tempfile.TemporaryFile() as err_file, tempfile.NamedTemporaryFile("r") as report:
         proc = subprocess.Popen(
-            [*EXPLAINER, *args], stdin=subprocess.PIPE if flood else stdin, stdout=subprocess.DEVNULL, stderr=err_file
+            [sys.executable, "-c", _LAUNCHER, report.name, *EXPLAINER, *args],
+            stdin=subprocess.PIPE if flood else stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=err_file,
+            start_new_session=True,  # its own process group: a hang is killed with the launcher
         )
         if flood:
             threading.Thread(target=_flood, args=(proc.stdin,), daemon=True).start()
-        timer = threading.Timer(PROCESS_DEADLINE_S, proc.kill)  # a hang fails the test instead of blocking it
-        timer.start()
         try:
-            _pid, status, usage = os.wait4(proc.pid, 0)
+            code = proc.wait(timeout=PROCESS_DEADLINE_S)  # a hang fails the test instead of blocking it
         finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         err_file.seek(0)
         err = err_file.read().decode()
-    return proc.returncode, err, usage.ru_maxrss
+        peak_kib = int(report.read() or 0)
+    return code, err, peak_kib
 
 
 def _flood(pipe: Any) -> None:

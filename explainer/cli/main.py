@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 class TerminalText:
     """A text stream that passes every write through :func:`~explainer.symbols.terminal_safe`:
-    whatever a verb prints (names, file names, a model's answer) cannot drive the terminal."""
+    whatever a verb prints as text (names, file names, a model's answer) cannot drive the
+    terminal. JSON output is left alone: ``json`` escapes control characters, and scripts need
+    the raw names."""
 
     def __init__(self, inner: TextIO) -> None:
         self.inner = inner
@@ -60,10 +62,12 @@ class TerminalText:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = cast(TextIO, TerminalText(out or sys.stdout))
+    out = out or sys.stdout
     err = cast(TextIO, TerminalText(err or sys.stderr))
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "format", "") != "json":  # JSON escapes controls itself and must keep raw names
+        out = cast(TextIO, TerminalText(out))
     if not getattr(args, "run", None):
         parser.print_help(out)
         return EXIT_ERROR
