@@ -155,3 +155,12 @@ def test_errors_naming_a_hostile_file_are_one_clean_line(tmp_path: Path) -> None
 def test_terminal_safe_keeps_layout_and_replaces_the_rest() -> None:
     assert terminal_safe("a\tb\nc") == "a\tb\nc"
     assert terminal_safe("\x1b[2J\r\x08\x9b\u202e\u200b") == "\ufffd[2J" + "\ufffd" * 5
+
+
+def test_argparse_messages_echoing_the_command_line_are_cleaned(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["analyze", "x", "ex\x1b[2Jtra"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments" in err
+    _no_controls(err)

@@ -7,11 +7,14 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from explainer import __version__
 from explainer.errors import ExplainerError
 from explainer.symbols import clean, terminal_safe
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -19,8 +22,15 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's own messages echo what was typed ("invalid choice: ..."): cleaned the same way."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(terminal_safe(message) if message else message, file)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="explainer",
         description="Explain flame graphs in plain language: GPU-memory and CPU profiles from "
         "Pyroscope, pprof files, flame-graph JSON or folded stacks.",
