@@ -13,6 +13,7 @@ exactly that before anything is sent.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -133,6 +134,7 @@ class Conversation:
         yield text
 
     def _model_answer(self, question: str) -> Iterator[str]:
+        started = time.monotonic()  # EXPLAINER_LLM_TIMEOUT counts from here: loading the client is part of it
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
         intent = classify(question)
@@ -148,7 +150,8 @@ class Conversation:
         stream: Iterator[str] = iter(())
         try:
             model = self._model if self._model is not None else chat_model(self.settings)
-            stream = ModelSession(model, toolbox, self.settings).stream(self._messages(question, intent.kind), outcome)
+            session = ModelSession(model, toolbox, self.settings, started=started)
+            stream = session.stream(self._messages(question, intent.kind), outcome)
             for text in stream:
                 size += len(text)
                 if size > MAX_ANSWER_CHARS:
