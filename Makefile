@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 DEMO   := fixtures/demo_vllm_gpu.pb.gz
 
-.PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures
+.PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures catalogs
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
 $(STAMP): pyproject.toml setup.py explainer/_fold.c
@@ -46,6 +46,10 @@ test: install browser-deps lint typecheck unit
 
 fixtures: install
 	$(BIN)/python -m explainer.fixtures
+
+# Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
+catalogs: install
+	$(BIN)/python -m explainer.explain.answers.catalog
 
 bench: install
 	$(BIN)/python bench/run.py

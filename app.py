@@ -10,8 +10,7 @@ import sys
 
 import streamlit as st
 
-from explainer.analysis.summary import summarize
-from explainer.ui import chat, flamegraph, sources, views
+from explainer.ui import cache, chat, flamegraph, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -24,7 +23,7 @@ with st.sidebar:
     for error in page.errors:
         st.error(error, icon="🚫")
 state.keep_only(page.profile, page.baseline)
-summary = state.derived(page.profile, "summary", lambda: summarize(page.profile))
+summary = cache.summary(page.profile)  # read, summary, tree and table: once per profile for all sessions
 settings = chat.settings_from(st.secrets)  # read on every run, never kept in the session
 
 st.title(":material/local_fire_department: explainer", anchor=False)
@@ -44,10 +43,10 @@ with left:
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
 with right:
     st.subheader("Flame graph")
-    data = state.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
+    data = cache.SHARED.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
     flamegraph.show(st, state, page.profile, data)
     st.subheader("Top functions")
-    frame = state.derived(page.profile, "table", lambda: views.function_table(summary))
+    frame = cache.SHARED.derived(page.profile, "table", lambda: views.function_table(summary))
     views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0])
     st.subheader("Heaviest call chain")
     views.heaviest_chain(st, summary)

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark: `explainer analyze` against `go tool pprof -top` on synthetic GPU profiles.
+"""Side-by-side benchmark: `explainer analyze` against the read floor and `go tool pprof -top`.
 
-usage: python bench/run.py [--sizes 50000,500000] [--repeat N] [--quick]
+usage: python bench/run.py [--sizes 5000,50000,500000,2000000] [--repeat N] [--quick]
 
 Generates (once, cached in bench/.work/) GPU-memory profiles with shared/tools/gen_gpu_profile.py,
-runs each tool as its own process a few times, and reports the median wall time and the peak RSS
-of each child, the pprof/explainer ratios, and PASS/FAIL against the targets on the largest
-profile: explainer at least 10x faster than pprof and under 1 GiB peak. Writes the same Markdown
-to bench/results.md. Exit status 1 if a target or the top-1 agreement check fails.
+runs each command as its own process a few times, interleaved (one run of each, then again), and
+reports the median wall time and the peak RSS of each child with the load average it ran under,
+the ratios, the fitted scaling exponent, the start-up time, and PASS/FAIL against the targets
+(see TARGETS in the report). Writes the same Markdown to bench/results.md. Exit status 1 if a
+target or the top-1 agreement check fails.
 
 Environment: EXPLAINER_BIN overrides the explainer command (default: the `explainer` console
 script next to sys.executable); EXPLAINER_SHARED points at the shared/ folder (default: ../shared
@@ -20,7 +21,6 @@ import argparse
 import hashlib
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -30,15 +30,24 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
+
+from results_report import Targets, render
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 WORK_DIR = REPO_ROOT / "bench" / ".work"
 RESULTS = REPO_ROOT / "bench" / "results.md"
+FLOOR = REPO_ROOT / "bench" / "floor.py"
+SMALL_FILE = REPO_ROOT / "fixtures" / "demo_vllm_gpu.pb.gz"
 SEED = 1
-TARGET_SPEEDUP = 10.0  # explainer must be at least this many times faster than pprof
-TARGET_PEAK_MIB = 1024.0  # explainer's peak RSS must stay under 1 GiB
+QUESTION = "What uses the most GPU memory?"
+# the targets of issue 13, checked side by side in one run
+FLOOR_RATIO = 2.0  # analyze at 500k at most 2x the gunzip + upb-parse floor
+PEAK_MIB = 250.0  # analyze at 500k at most this peak RSS
+SCALE_2M = 4.2  # analyze at 2M at most 4.2x the 500k time
+ONE_SHOT_RATIO = 1.15  # ask and handoff at most 1.15x analyze
+STARTUP_S = 0.12  # `--help` and `analyze` on a small file
+STARTUP_RUNS = 11
 CHILD_TIMEOUT_S = 900.0  # a single run longer than this is a failure, not a measurement
 
 
@@ -51,18 +60,26 @@ class Run:
     wall_s: float
     peak_mib: float
     stdout: bytes
+    load: float  # 1-minute load average when the run started
 
 
 @dataclass
 class Measurement:
-    profile: str
     stacks: int
     tool: str
-    wall_s: float  # median over repetitions
-    peak_mib: float  # max over repetitions: the memory target is about the worst run
-    wall_range: tuple[float, float]
-    peak_range: tuple[float, float]
-    top1: str  # name of the top function by self
+    runs: list[Run]
+
+    @property
+    def wall_s(self) -> float:  # median over repetitions
+        return statistics.median(r.wall_s for r in self.runs)
+
+    @property
+    def peak_mib(self) -> float:  # max over repetitions: the memory target is about the worst run
+        return max(r.peak_mib for r in self.runs)
+
+    def span(self, key: str) -> str:
+        values = [getattr(r, key) for r in self.runs]
+        return f"{min(values):.2f}-{max(values):.2f}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +183,7 @@ def ensure_profile(stacks: int, generator: Path) -> Path:
 
 def run_once(cmd: list[str]) -> Run:
     """Run cmd, return its wall time and peak RSS (ru_maxrss of this child alone, via wait4)."""
+    load = os.getloadavg()[0]
     # Output goes to files, not pipes: we reap the child with os.wait4, so nobody would drain a pipe.
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -185,7 +203,7 @@ def run_once(cmd: list[str]) -> Run:
         last = stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
         raise BenchError(f"{Path(cmd[0]).name} exited {proc.returncode}: {last[0]}")
     # ru_maxrss is in KiB on Linux; the kernel counts the child and its waited-for descendants.
-    return Run(wall, usage.ru_maxrss / 1024.0, stdout)
+    return Run(wall, usage.ru_maxrss / 1024.0, stdout, load)
 
 
 def top1_explainer(stdout: bytes) -> str:
@@ -207,98 +225,57 @@ def top1_pprof(stdout: bytes) -> str:
     return ""
 
 
-def measure(tool: str, cmd: list[str], profile: Path, stacks: int, repeat: int) -> Measurement:
-    runs: list[Run] = []
+def measure_side_by_side(commands: dict[str, list[str]], stacks: int, repeat: int) -> dict[str, Measurement]:
+    """Every command ``repeat`` times, interleaved, so a change in the machine's load hits all alike."""
+    found = {tool: Measurement(stacks, tool, []) for tool in commands}
     for i in range(repeat):
-        run = run_once(cmd)
-        runs.append(run)
-        print(f"  {tool:<9} run {i + 1}/{repeat}: {run.wall_s:7.2f} s  {run.peak_mib:8.1f} MiB", flush=True)
-    reader = top1_explainer if tool == "explainer" else top1_pprof
-    return Measurement(
-        profile=profile.name,
-        stacks=stacks,
-        tool=tool,
-        wall_s=statistics.median(r.wall_s for r in runs),
-        peak_mib=max(r.peak_mib for r in runs),
-        wall_range=(min(r.wall_s for r in runs), max(r.wall_s for r in runs)),
-        peak_range=(min(r.peak_mib for r in runs), max(r.peak_mib for r in runs)),
-        top1=reader(runs[-1].stdout),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Report
-# ---------------------------------------------------------------------------------------------
-
-
-def busy_warning(load: float) -> list[str]:
-    # pprof uses every core (Go's parallel GC) and explainer one, so contention skews the ratio.
-    if load <= 0.5 * (os.cpu_count() or 1):
-        return []
-    return [
-        "",
-        "**Warning: the machine was busy; wall times and their ratio are unreliable. Re-run on a quiet machine.**",
-    ]
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
-
-
-def report(
-    pairs: list[tuple[Measurement, Measurement]], repeat: int, versions: dict[str, str], load_at_start: float
-) -> tuple[str, bool]:
-    lines = [
-        "# explainer vs pprof",
-        "",
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPUs, {platform.platform()}; "
-        f"median wall time and max peak RSS of {repeat} run(s) per tool, each a separate process.",
-        "",
-        # Other jobs on a 2-core machine distort wall times; say so next to the numbers.
-        f"Load average at start {load_at_start:.2f}, at end {os.getloadavg()[0]:.2f} (1 min).",
-        # only the load at start tells of other jobs: at the end it includes pprof's own threads
-        *busy_warning(load_at_start),
-        "",
-        f"- explainer: `explainer analyze FILE --format json` ({versions['explainer']})",
-        f"- pprof: `pprof -symbolize=none -top FILE` ({versions['pprof']})",
-        "",
-        "| profile | stacks | tool | wall s | peak MiB | wall s min-max | peak MiB min-max |",
-        "|---|---:|---|---:|---:|---:|---:|",
-    ]
-    for pair in pairs:
-        for m in pair:
-            lines.append(
-                f"| {m.profile} | {m.stacks} | {m.tool} | {m.wall_s:.2f} | {m.peak_mib:.1f} "
-                f"| {m.wall_range[0]:.2f}-{m.wall_range[1]:.2f} | {m.peak_range[0]:.1f}-{m.peak_range[1]:.1f} |"
+        for tool, cmd in commands.items():
+            run = run_once(cmd)
+            found[tool].runs.append(run)
+            print(
+                f"  {tool:<9} run {i + 1}/{repeat}: {run.wall_s:7.2f} s  {run.peak_mib:8.1f} MiB  load {run.load:.2f}",
+                flush=True,
             )
-    lines += [
-        "",
-        "| stacks | time pprof/explainer | memory pprof/explainer "
-        "| top-1 self (explainer) | top-1 self (pprof) | agree |",
-        "|---:|---:|---:|---|---|---|",
-    ]
-    ok = True
-    for ex, pp in pairs:
-        agree = ex.top1 == pp.top1
-        ok &= agree
-        lines.append(
-            f"| {ex.stacks} | {pp.wall_s / ex.wall_s:.1f}x | {pp.peak_mib / ex.peak_mib:.1f}x | "
-            f"`{ex.top1}` | `{pp.top1}` | {verdict(agree)} |"
-        )
-    lines += ["", "Targets (largest profile):", ""]
-    ex, pp = max(pairs, key=lambda p: p[0].stacks)
-    if ex.stacks < 500_000:
-        lines.append(f"- not checked: the largest profile run has {ex.stacks} stacks; targets apply to 500000")
-    else:
-        fast = pp.wall_s / ex.wall_s >= TARGET_SPEEDUP
-        small = ex.peak_mib < TARGET_PEAK_MIB
-        ok &= fast and small
-        lines.append(
-            f"- {verdict(fast)}: explainer {pp.wall_s / ex.wall_s:.1f}x faster than pprof "
-            f"(target >= {TARGET_SPEEDUP:.0f}x) on {ex.stacks} stacks"
-        )
-        lines.append(f"- {verdict(small)}: explainer peak {ex.peak_mib:.1f} MiB (target < {TARGET_PEAK_MIB:.0f} MiB)")
-    return "\n".join(lines) + "\n", ok
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+
+def top1_pair(tools: dict[str, Measurement]) -> tuple[str, str]:
+    """Both tools' top function by self, from the last run of each."""
+    return top1_explainer(tools["analyze"].runs[-1].stdout), top1_pprof(tools["pprof"].runs[-1].stdout)
+
+
+def commands_for(stacks: int, profile: Path, explainer: list[str], pprof: list[str] | None) -> dict[str, list[str]]:
+    file = str(profile)
+    commands = {
+        "analyze": [*explainer, "analyze", file, "--format", "json"],
+        "floor": [sys.executable, str(FLOOR), file],
+    }
+    if stacks == 500_000:  # the one-shot verbs against analyze, on the profile the targets name
+        commands["ask"] = [*explainer, "ask", file, QUESTION, "--llm", "offline"]
+        commands["handoff"] = [*explainer, "handoff", file, "--llm", "offline"]
+    if pprof:
+        commands["pprof"] = [*pprof, "-symbolize=none", "-top", file]
+    return commands
+
+
+def measure_startup(explainer: list[str]) -> dict[str, Measurement]:
+    print("start-up:", flush=True)
+    commands = {
+        "explainer --help": [*explainer, "--help"],
+        "explainer analyze SMALL": [*explainer, "analyze", str(SMALL_FILE)],
+    }
+    found = {tool: Measurement(0, tool, []) for tool in commands}
+    for _ in range(STARTUP_RUNS):
+        for tool, cmd in commands.items():
+            found[tool].runs.append(run_once(cmd))
+    for m in found.values():
+        print(f"  {m.tool:<24} median {m.wall_s:.3f} s", flush=True)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,9 +283,17 @@ def report(
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--sizes", default="50000,500000", help="comma-separated stack counts (default %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per tool and profile (default %(default)s)")
-    parser.add_argument("--quick", action="store_true", help="50k stacks only")
+    parser.add_argument(
+        "--sizes", default="5000,50000,500000,2000000", help="comma-separated stack counts (default %(default)s)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per command and profile (default %(default)s)")
+    parser.add_argument(
+        "--pprof-max",
+        type=int,
+        default=500_000,
+        help="run pprof only up to this many stacks (default %(default)s: at 2M it needs ~14 GB and minutes)",
+    )
+    parser.add_argument("--quick", action="store_true", help="50k stacks only, no start-up runs")
     args = parser.parse_args(argv)
     try:
         args.sizes = [50_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -330,20 +315,22 @@ def main(argv: list[str] | None = None) -> int:
         versions = {
             "explainer": tool_version(explainer),
             "pprof": subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout.strip(),
+            "question": QUESTION,
         }
-        pairs = []
-        for stacks in args.sizes:
-            profile = ensure_profile(stacks, generator)
+        profiles = {stacks: ensure_profile(stacks, generator) for stacks in args.sizes}
+        startup = {} if args.quick else measure_startup(explainer)
+        sizes = {}
+        for stacks, profile in profiles.items():
             print(f"{profile.name}:", flush=True)
-            ex_cmd = [*explainer, "analyze", str(profile), "--format", "json"]
-            pp_cmd = [*pprof, "-symbolize=none", "-top", str(profile)]
-            ex = measure("explainer", ex_cmd, profile, stacks, args.repeat)
-            pp = measure("pprof", pp_cmd, profile, stacks, args.repeat)
-            pairs.append((ex, pp))
+            commands = commands_for(stacks, profile, explainer, pprof if stacks <= args.pprof_max else None)
+            sizes[stacks] = measure_side_by_side(commands, stacks, args.repeat)
     except BenchError as exc:
         print(f"bench: error: {exc}", file=sys.stderr)
         return 2
-    text, ok = report(pairs, args.repeat, versions, load_at_start)
+    limits = Targets(FLOOR_RATIO, PEAK_MIB, SCALE_2M, ONE_SHOT_RATIO, STARTUP_S)
+    text, ok = render(
+        sizes, startup, top1_pair, repeat=args.repeat, versions=versions, load_at_start=load_at_start, targets=limits
+    )
     print()
     print(text, end="")
     # A stand-in's numbers (EXPLAINER_BIN) must not end up in the committed bench/results.md.

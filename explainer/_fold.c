@@ -6,8 +6,14 @@
  * self_and_total: pprof's flat and cum per function in one pass, counting a function once
  *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
  *
- * Both have a numpy twin in Python (readers/pprof.py, analysis/functions.py) that the tests
- * check against; when this module is missing the twins are used.
+ * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
+ *   walking each stack once from the leaf and stopping at the first site or phase frame.
+ * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets.
+ * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
+ *
+ * Each has a numpy twin in Python (readers/pprof.py, analysis/functions.py, analysis/chain.py,
+ * knowledge/attribution.py) that the tests check against; when this module is missing the
+ * twins are used.
  * Arrays cross the boundary as bytes / buffer objects, so no numpy C API is needed.
  */
 #define PY_SSIZE_T_CLEAN
@@ -78,14 +84,14 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer lookup, start, flat;
     if (!PyArg_ParseTuple(args, "Onny*y*y*", &samples, &k, &n_types, &lookup, &start, &flat)) return NULL;
     PyObject *result = NULL;
-    PyObject *seq = PySequence_Fast(samples, "samples must be a sequence");
+    /* one sample at a time: a list of every sample's bytes would cost ~70 MB at 500k stacks */
+    PyObject *item = NULL;
     u64vec locs = {0}, vals = {0};
     int64_t *offsets = NULL, *values = NULL;
     PyObject *frames_obj = NULL;  /* grown in place with _PyBytes_Resize: no final copy */
     int32_t *frames = NULL;
     Py_ssize_t n = 0, n_frames = 0, cap_frames = 0;
-    if (!seq) goto done;
-    n = PySequence_Fast_GET_SIZE(seq);
+    if ((n = PySequence_Size(samples)) < 0) goto done;
     const int32_t *lk = lookup.buf; Py_ssize_t n_lookup = lookup.len / 4;
     const int64_t *ls = start.buf; const int32_t *lf = flat.buf;
     offsets = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
@@ -97,7 +103,8 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     offsets[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         char *buf; Py_ssize_t len;
-        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(seq, i), &buf, &len)) goto done;
+        Py_XDECREF(item);
+        if (!(item = PySequence_GetItem(samples, i)) || PyBytes_AsStringAndSize(item, &buf, &len)) goto done;
         cursor c = {(const uint8_t *)buf, (const uint8_t *)buf + len};
         locs.len = 0; vals.len = 0;
         while (c.p < c.end) {
@@ -131,7 +138,7 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n + 1) * 8), frames_obj,
                            (char *)values, (Py_ssize_t)(n * 8));
 done:
-    Py_XDECREF(seq);
+    Py_XDECREF(item);
     Py_XDECREF(frames_obj);
     PyMem_Free(locs.data); PyMem_Free(vals.data);
     PyMem_Free(offsets); PyMem_Free(values);
@@ -169,9 +176,198 @@ done:
     return result;
 }
 
+/* Checks the offsets once (a pass over stacks, not frames); frame ids are checked as they are read. */
+static int check_offsets(const int64_t *o, Py_ssize_t n, Py_ssize_t n_frames) {
+    if (n < 0 || o[0] != 0 || o[n] != n_frames) goto bad;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (o[i + 1] <= o[i]) goto bad;  /* from_arrays drops empty stacks */
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "bad offsets");
+    return -1;
+}
+
+/* Frame ids are checked where first read: every later read is of a position already checked. */
+#define CHECK_ID(p, bound) if ((uint32_t)f[p] >= (uint32_t)(bound)) goto bad_id
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define PREFETCH(addr) ((void)0)
+#endif
+
+/* The bits of knowledge/attribution.py's per-name code table. */
+enum { STRONG = 1, WEAK = 2, APP = 4, CARRIER = 8, UNRESOLVED = 16, INTERP = 32 };
+
+/* attribute(offsets, frames, code uint8[names], cat int64[names], other, interpreter, unresolved)
+ * -> (category per stack, site name id per stack), both int64 bytes. */
+static PyObject *attribute(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, cd, ct;
+    long long other, interp_id, unresolved_id;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*LLL", &off, &fr, &cd, &ct, &other, &interp_id, &unresolved_id)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf, *cat = ct.buf; const int32_t *f = fr.buf; const uint8_t *code = cd.buf;
+    Py_ssize_t n = off.len / 8 - 1, n_frames = fr.len / 4;
+    int64_t *out_cat = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8), *out_site = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8);
+    if (!out_cat || !out_site) { PyErr_NoMemory(); goto done; }
+    if (cd.len * 8 != ct.len) { PyErr_SetString(PyExc_ValueError, "code and category tables differ"); goto done; }
+    if (check_offsets(o, n, n_frames)) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t lo = o[i], hi = o[i + 1], strong = -1, weak = -1, app = -1, carrier = -1;
+        uint8_t seen = 0;  /* the kinds met so far: a position is kept only the first time */
+        for (int64_t p = hi - 1; p >= lo; p--) {  /* leaf to root: the nearest frame of each kind */
+            CHECK_ID(p, cd.len);
+            uint8_t fresh = code[f[p]] & ~seen;
+            if (!fresh) continue;  /* the common case, and a well-predicted branch */
+            seen |= fresh;
+            if (fresh & APP) app = p;
+            if (fresh & WEAK) weak = p;
+            if (fresh & CARRIER) carrier = p;
+            if (fresh & STRONG) { strong = p; break; }  /* decides; nothing nearer the root matters */
+        }
+        int interp = (seen & INTERP) != 0;
+        int64_t decider = strong >= 0 ? strong : weak, k;
+        if (decider >= 0) {
+            k = cat[f[decider]];
+        } else {
+            /* raw addresses between the requester (or the root) and the first carrier after it */
+            int gap = 0;
+            for (int64_t p = (app >= 0 ? app : lo - 1) + 1; p < hi; p++) {
+                uint8_t c = code[f[p]];
+                if (c & CARRIER) break;
+                if (c & UNRESOLVED) { gap = 1; break; }
+            }
+            k = gap ? unresolved_id : app < 0 && carrier >= 0 ? cat[f[carrier]] : app < 0 && interp ? interp_id : other;
+        }
+        out_cat[i] = k;
+        out_site[i] = f[app >= 0 ? app : hi - 1];
+    }
+    result = Py_BuildValue("(y#y#)", (char *)out_cat, n * 8, (char *)out_site, n * 8);
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    PyMem_Free(out_cat); PyMem_Free(out_site);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&cd); PyBuffer_Release(&ct);
+    return result;
+}
+
+/* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
+ * depth, step to the frame with the largest summed value (the lowest id on ties, as numpy's argmax)
+ * among the stacks agreeing so far, until target. Returns [(name id, width), ...] from the root. */
+static PyObject *walk(const int64_t *o, const int32_t *f, const int64_t *v, int32_t target, int64_t *stack,
+                      int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
+    PyObject *steps = PyList_New(0);
+    if (!steps) return NULL;
+    for (int64_t d = 0; alive; d++) {
+        for (Py_ssize_t j = 0; j < alive; j++) {  /* the one strided read of each stack per depth */
+            if (j + 16 < alive) PREFETCH(&f[o[stack[j + 16]] + d]);  /* else a cache miss each */
+            here[j] = f[o[stack[j]] + d];
+            width[here[j]] += v[stack[j]];
+        }
+        int32_t choice = here[0];
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice)) choice = here[j];
+        PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
+        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); Py_DECREF(steps); return NULL; }
+        Py_DECREF(step);
+        for (Py_ssize_t j = 0; j < alive; j++) width[here[j]] = 0;
+        if (choice == target) break;
+        Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (here[j] == choice && reach[j] > d) { stack[kept] = stack[j]; reach[kept++] = reach[j]; }
+        alive = kept;
+    }
+    return steps;
+}
+
+#define MAX_TARGETS 16
+
+/* heaviest_paths(offsets, frames, values, targets int32[k <= 16], n_names) -> [path per target]:
+ * one pass over the frames finds each target's outermost call in every stack, then one walk each. */
+static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val, tg;
+    Py_ssize_t n_names;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &off, &fr, &val, &tg, &n_names)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf, *v = val.buf; const int32_t *f = fr.buf, *targets = tg.buf;
+    Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0};
+    int64_t *stack = NULL, *width = NULL; int32_t *reach = NULL, *here = NULL; int8_t *slot = NULL;
+    if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
+    for (Py_ssize_t t = 0; t < k; t++)
+        if (targets[t] < 0 || targets[t] >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); goto done; }
+    if (off.len / 8 != n + 1 || check_offsets(o, n, fr.len / 4)) goto done;
+    stack = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 4);
+    width = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
+    here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    slot = PyMem_Malloc((size_t)(n_names ? n_names : 1));
+    if (!stack || !reach || !width || !here || !slot) { PyErr_NoMemory(); goto done; }
+    memset(slot, -1, (size_t)n_names);
+    for (Py_ssize_t t = 0; t < k; t++) {  /* each walk compacts its own lists: targets must differ */
+        if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
+        slot[targets[t]] = (int8_t)t;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t seen = 0;
+        for (int64_t p = o[i]; p < o[i + 1]; p++) {
+            CHECK_ID(p, n_names);
+            int t = slot[f[p]];
+            if (t >= 0 && !(seen & (1u << t))) {
+                seen |= 1u << t;
+                stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - o[i]);
+            }
+        }
+    }
+    if (!(result = PyList_New(k))) goto done;
+    for (Py_ssize_t t = 0; t < k; t++) {
+        PyObject *steps = walk(o, f, v, targets[t], stack + t * n, reach + t * n, alive[t], width, here);
+        if (!steps) { Py_CLEAR(result); goto done; }
+        PyList_SET_ITEM(result, t, steps);
+    }
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width); PyMem_Free(here); PyMem_Free(slot);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
+    return result;
+}
+
+/* stacks_with(offsets, frames, wanted uint8[names]) -> one byte per stack: holds a wanted frame. */
+static PyObject *stacks_with(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, wa;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &off, &fr, &wa)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *o = off.buf; const int32_t *f = fr.buf; const uint8_t *wanted = wa.buf;
+    Py_ssize_t n = off.len / 8 - 1;
+    if (check_offsets(o, n, fr.len / 4)) goto done;
+    if (!(result = PyBytes_FromStringAndSize(NULL, n > 0 ? n : 0))) goto done;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = 0;
+        for (int64_t p = o[i]; p < o[i + 1]; p++) {  /* root first: callers, the usual query, come early */
+            CHECK_ID(p, wa.len);
+            if (wanted[f[p]]) { out[i] = 1; break; }
+        }
+    }
+    goto done;
+bad_id:
+    Py_CLEAR(result);
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+done:
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&wa);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"fold_samples", fold_samples, METH_VARARGS, "Decode raw pprof samples into root-first frames."},
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
+    {"attribute", attribute, METH_VARARGS, "Memory category and allocation site per stack."},
+    {"heaviest_paths", heaviest_paths, METH_VARARGS, "The widest-bar walks to up to 16 target functions."},
+    {"stacks_with", stacks_with, METH_VARARGS, "Whether each stack holds a wanted function."},
     {NULL, NULL, 0, NULL},
 };
 

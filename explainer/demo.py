@@ -123,6 +123,45 @@ def demo_profile() -> Profile:
     )
 
 
+S = 10**9  # CPU time is in nanoseconds
+CPU_ENTRY = ["<module>", "<interpreter trampoline>", "uvloop.run", "run_server"]
+ENGINE = ["EngineCoreProc.run_engine_core", "EngineCoreProc.run_busy_loop", "EngineCore.step"]
+EXECUTE = [*ENGINE, "GPUModelRunner.execute_model"]
+MODEL_FORWARD = [*EXECUTE, "LlamaForCausalLM.forward", "LlamaModel.forward", "LlamaDecoderLayer.forward"]
+SERVING = ["OpenAIServingChat.create_chat_completion"]
+OUTPUT = ["AsyncLLM.output_handler", "OutputProcessor.process_outputs"]
+
+# A vLLM OpenAI-compatible server under load, one minute of CPU time (ns), sampled by a Python profiler.
+CPU_STACKS: list[tuple[list[str], int]] = [
+    ([*MODEL_FORWARD, "LlamaAttention.forward", "cudaLaunchKernel"], 9_800_000_000),
+    ([*MODEL_FORWARD, "LlamaMLP.forward", "cudaLaunchKernel"], 4_100_000_000),
+    ([*OUTPUT, "IncrementalDetokenizer.update", "PreTrainedTokenizerFast.decode"], 7_200_000_000),
+    ([*EXECUTE, "GPUModelRunner._prepare_inputs"], 6_500_000_000),
+    ([*EXECUTE, "Sampler.forward", "torch.multinomial"], 2_700_000_000),
+    ([*ENGINE, "Scheduler.update_from_output"], 3_000_000_000),
+    ([*ENGINE, "Scheduler.schedule"], 2_100_000_000),
+    ([*SERVING, "OpenAIServingChat.chat_completion_stream_generator", "json.dumps"], 2_400_000_000),
+    ([*SERVING, "OpenAIServingChat._preprocess_chat", "apply_hf_chat_template", "Template.render"], 1_800_000_000),
+    ([*ENGINE, "MsgpackEncoder.encode", "pickle.dumps"], 1_500_000_000),
+    ([*OUTPUT, "zmq.Socket.send_multipart"], 900_000_000),
+    (["_PyEval_EvalFrameDefault", "gc_collect_main"], 1_100_000_000),
+    (["0x55d1c3a2f0"], 300_000_000),
+]
+CPU_SAMPLE_TYPE = SampleType("cpu", "nanoseconds")
+
+
+def demo_cpu_profile() -> Profile:
+    """A CPU profile of a vLLM server (not from the seed): for CPU answers, tests and the eval set."""
+    builder = ProfileBuilder(CPU_SAMPLE_TYPE)
+    for stack, value in CPU_STACKS:
+        builder.add([*CPU_ENTRY, *stack], value)
+    return builder.build(
+        sample_types=(CPU_SAMPLE_TYPE,),
+        source=Source("demo", "vLLM CPU (demo)", "pprof", query="process_cpu:cpu:nanoseconds:cpu:nanoseconds"),
+        labels=(("k8s_namespace", "inference"), ("k8s_podName", "vllm-llama-0")),
+    )
+
+
 def main() -> int:
     from explainer.writers import to_pprof
 

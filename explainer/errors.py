@@ -19,6 +19,7 @@
     ├── AnalysisError              a valid profile, but the question cannot be answered
     │   └── NoSuchFunctionError    a name or pattern matches no function
     ├── OutputError                a result could not be written (the previous file is left as it was)
+    ├── QuestionSetError           an eval question set that cannot be read or misses a field
     └── ModelError                 the language-model layer failed
         ├── ModelUnavailableError  not configured, unreachable, rate-limited, timed out
         └── ModelResponseError     the model answered with something unusable
@@ -119,6 +120,10 @@ class NoSuchFunctionError(AnalysisError):
 
 class OutputError(ExplainerError):
     hint = "check the path and that its directory is writable"
+
+
+class QuestionSetError(ExplainerError):
+    hint = "a question set is TOML ([[question]] tables) or JSONL with question, profile, subject and facts"
 
 
 class ModelError(ExplainerError):

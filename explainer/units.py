@@ -77,6 +77,14 @@ def format_count(value: float) -> str:
     return f"{int(value):,}"
 
 
+def counted(value: float, noun: str) -> str:
+    """A count with its noun in the right number: ``1 sample``, ``7,686 samples``, ``0 samples``.
+
+    ``noun`` is the plural, as profiles name their units (``samples``, ``objects``)."""
+    one = noun.removesuffix("s") if noun.endswith("s") and not noun.endswith("ss") else noun
+    return f"{format_count(value)} {one if value == 1 else noun}"
+
+
 def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     """A profile value in its unit, for a person."""
     kind = kind_of(unit)
@@ -85,8 +93,7 @@ def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     if kind == "time":
         return format_duration_ns(to_base(value, unit))
     label = unit.strip()
-    suffix = "" if label in ("", "count") else f" {label}"
-    return format_count(value) + suffix
+    return format_count(value) if label in ("", "count") else counted(value, label)
 
 
 def format_share(part: float, whole: float) -> str:
@@ -130,22 +137,144 @@ def readable_equivalents(value: float, unit: str) -> set[str]:
     return out
 
 
+# Parsing: the one table of unit words, read the way people (and models) write them ----------
+
+UNIT_WORDS: dict[str, tuple[str, int]] = {
+    "%": ("percent", 1),
+    "percent": ("percent", 1),
+    "procent": ("percent", 1),
+    "points": ("percent", 1),  # percentage points, as in "55.3 points above the weights"
+    "percentage points": ("percent", 1),
+    "procentpunt": ("percent", 1),
+    "procentpunten": ("percent", 1),
+    "b": ("bytes", 1),
+    "byte": ("bytes", 1),
+    "bytes": ("bytes", 1),
+    **{s.lower(): ("bytes", f) for s, f in _DECIMAL_BYTES + _BINARY_BYTES},
+    **{
+        f"{w}byte{p}": ("bytes", f)
+        for w, f in (("kilo", 10**3), ("mega", 10**6), ("giga", 10**9), ("tera", 10**12))
+        for p in ("", "s")
+    },
+    "gibibytes": ("bytes", 2**30),
+    "mebibytes": ("bytes", 2**20),
+    **{k: ("time", f) for k, f in _TIME_FACTORS_NS.items() if k != "lock_nanoseconds"},
+    "sec": ("time", 10**9),
+    "seconde": ("time", 10**9),
+    "seconden": ("time", 10**9),
+    "milliseconden": ("time", 10**6),
+    "min": ("time", 60 * 10**9),
+    "minute": ("time", 60 * 10**9),
+    "minutes": ("time", 60 * 10**9),
+    "minuten": ("time", 60 * 10**9),
+    "h": ("time", 3600 * 10**9),
+    "hour": ("time", 3600 * 10**9),
+    "hours": ("time", 3600 * 10**9),
+    "uur": ("time", 3600 * 10**9),
+}
+"""Every unit word a quantity may be written with: its kind and its factor to the base unit."""
+
+# ``1,234,567.8`` (English), ``1.234.567,8`` (Dutch), or plain ``55.1`` / ``55,1``; a lone
+# ``1,234`` or ``1.234`` is ambiguous and read both ways
+NUMBER_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!,?\d)|\d{1,3}(?:\.\d{3})+(?:,\d+)?(?!\.?\d)|\d+(?:[.,]\d+)?"
+_THOUSANDS = re.compile(r"\d{1,3}([.,])\d{3}$")
+
+NUMBER_WORDS = {
+    "twice": 2,
+    "double": 2,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "dubbel": 2,
+    "twee": 2,
+    "drie": 3,
+    "vier": 4,
+    "vijf": 5,
+    "zes": 6,
+    "zeven": 7,
+    "acht": 8,
+    "negen": 9,
+    "tien": 10,
+}
+"""Small numbers written as words, as in "about four times the weights" ("vier keer zoveel")."""
+
+
+def display_half(value: float, kind: str) -> float:
+    """Half the last step of ``value`` as :func:`format_value` / :func:`format_share` print it
+    (one decimal in the chosen unit): how far a reader's copy of the number may be off."""
+    if kind == "percent":
+        return 0.05
+    table = _DECIMAL_BYTES if kind == "bytes" else _TIME_NS if kind == "time" else ()
+    for _, factor in table:
+        if abs(value) >= factor:
+            return 0.05 * factor
+    return 0.5
+
+
+def unit_word(word: str) -> tuple[str, int] | None:
+    """``"GiB"`` -> ``("bytes", 2**30)``; None for a word that is not a unit."""
+    return UNIT_WORDS.get(word.strip().lower())
+
+
+def _reading(digits: str, decimal: str) -> tuple[float, float]:
+    thousands = "," if decimal == "." else "."
+    whole, _, frac = digits.replace(thousands, "").partition(decimal)
+    value = float(f"{whole}.{frac}" if frac else whole)
+    return value, 0.5 * 10.0 ** -len(frac)
+
+
+def number_readings(digits: str) -> tuple[tuple[float, float], ...]:
+    """Each way a written number can be read: ``(value, half the step its precision allows)``.
+
+    ``55.1`` and ``55,1`` are 55.1 (half 0.05); ``1,234,567`` and ``1.234.567`` are 1,234,567;
+    ``1,234`` is 1,234 in English and 1.234 in Dutch, so both readings are returned.
+    """
+    has_dot, has_comma = "." in digits, "," in digits
+    if has_dot and has_comma:
+        return (_reading(digits, "." if digits.rfind(".") > digits.rfind(",") else ","),)
+    if not (has_dot or has_comma):
+        return (_reading(digits, "."),)
+    sep = "." if has_dot else ","
+    if digits.count(sep) > 1:  # only thousands separators repeat
+        return (_reading(digits, "," if sep == "." else "."),)
+    if _THOUSANDS.match(digits):
+        return (_reading(digits, "," if sep == "." else "."), _reading(digits, sep))
+    return (_reading(digits, sep),)
+
+
 def parse_quantity(number: str, suffix: str) -> float | None:
     """``("55.1", "GB")`` -> bytes or nanoseconds as a float; None for an unknown suffix."""
-    try:
-        value = float(number.replace(",", ""))
-    except ValueError:
+    readings = number_readings(number.strip()) if re.fullmatch(NUMBER_PATTERN, number.strip()) else ()
+    if not readings or math.isnan(readings[0][0]):
         return None
-    if math.isnan(value):
-        return None
-    key = suffix.strip()
-    for table in (_DECIMAL_BYTES, _BINARY_BYTES, _TIME_NS):
-        for name, factor in table:
-            if key.lower() == name.lower():
-                return value * factor
-    aliases = {"b": 1, "bytes": 1, "ns": 1, "kb": 10**3, "k": 10**3, "m": 10**6, "g": 10**9, "sec": 10**9}
-    alias = aliases.get(key.lower())
-    return value * alias if alias is not None else None
+    unit = unit_word(suffix) or {"k": ("count", 10**3), "m": ("count", 10**6), "g": ("count", 10**9)}.get(
+        suffix.strip().lower()
+    )
+    return readings[0][0] * unit[1] if unit is not None else None
+
+
+LANGUAGES = ("en", "nl")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def localize(text: str, lang: str) -> str:
+    """A formatted number (or a phrase holding some) written the way ``lang`` writes numbers.
+
+    Dutch swaps the separators: ``55.1 GB`` -> ``55,1 GB``, ``7,686`` -> ``7.686``, ``73.8%`` -> ``73,8%``.
+    Only digits and their separators change, so units and names in the text are left alone.
+    """
+    if lang != "nl":
+        return text
+    return _NUMBER.sub(lambda m: m.group(0).translate(_NL_SEPARATORS), text)
+
+
+_NL_SEPARATORS = str.maketrans({",": ".", ".": ","})
 
 
 _BYTE_SIZE = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")

@@ -93,6 +93,7 @@ def test_demo_answers_what_uses_the_most_gpu_memory() -> None:
     assert "55.1 GB" in text
     captions = [c.value for c in at.chat_message[-1].caption]
     assert any("number(s) checked against the profile" in c for c in captions), captions
+    assert any(re.search(r"\(\d+ verified, \d+ derived, \d+ unbound, 0 wrong\)", c) for c in captions), captions
 
 
 def test_handoff_download_is_a_markdown_report(demo: Profile) -> None:

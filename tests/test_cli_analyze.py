@@ -6,7 +6,6 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from conftest import REPO
 from explainer.cli.main import main
@@ -76,16 +75,37 @@ def test_unknown_sample_type_lists_the_valid_ones() -> None:
     assert code == 2 and "malloc/bytes" in err
 
 
-def test_analyze_does_not_import_ui_or_model_libraries(tmp_path: Path) -> None:
+def imported_after(argv: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has imported after running ``explainer ARGV``."""
     probe = (
-        "import sys, io; from explainer.cli.main import main; "
-        f"main(['analyze', {str(DEMO)!r}], io.StringIO(), io.StringIO()); "
-        "heavy = [m for m in ('streamlit', 'langchain', 'langchain_openai', 'openai', 'plotly', 'tiktoken') "
-        "if m in sys.modules]; "
-        "print(','.join(heavy))"
+        "import sys, io, contextlib; from explainer.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main({argv!r}, io.StringIO(), io.StringIO())\n"
+        f"print(','.join(m for m in {modules!r} if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == ""
+    return [m for m in result.stdout.strip().split(",") if m]
+
+
+def test_analyze_does_not_import_ui_model_or_http_libraries() -> None:
+    heavy = ("streamlit", "langchain", "langchain_core", "openai", "plotly", "tiktoken", "pandas")
+    heavy += ("requests", "urllib3")  # HTTP only for servers
+    assert imported_after(["analyze", str(DEMO)], heavy) == []
+
+
+def test_help_imports_no_verb_and_no_numpy() -> None:
+    # `explainer --help` lists every verb from the table in main.py without importing one
+    assert imported_after(["--help"], ("numpy", "explainer.model", "explainer.cli.analyze", "explainer.cli.ask")) == []
+
+
+def test_help_lines_match_each_verbs_own_help() -> None:
+    import argparse
+
+    from explainer.cli.main import VERBS, build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help for c in commands._choices_actions}
+    assert helps == {verb: summary for verb, (_, summary) in VERBS.items()}
 
 
 def test_category_breakdown_in_json_and_text() -> None:

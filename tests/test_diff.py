@@ -57,8 +57,11 @@ def test_generated_gpu_profile_grown_3x_with_jitter_elsewhere(generator: Path, t
     # GIVEN a generated vLLM-like profile, and a copy where one mid-sized allocation site grew 3x
     # while every other stack moved by up to 0.5% (sampling jitter)
     out = tmp_path / "gen.pb.gz"
-    subprocess.run([sys.executable, str(generator), "--stacks", "400", "--depth", "40", "--seed", "7", "-o", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(generator), "--stacks", "400", "--depth", "40", "--seed", "7", "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
     before = read_path(out)
     by_self = diff_profiles(before, before).changes  # every function, for picking a target
     leaves = sorted((c for c in by_self if c.self_before > 0), key=lambda c: -c.self_before)
@@ -108,8 +111,9 @@ def test_new_vanished_shares_and_symmetry() -> None:
     assert gone.chain_side == "before" and gone.chain is not None
     # swapping sides negates every change
     back = {c.name: c for c in gone.changes}
-    assert all(back[c.name].delta() == -c.delta() and back[c.name].delta("total") == -c.delta("total")
-               for c in diff.changes)
+    assert all(
+        back[c.name].delta() == -c.delta() and back[c.name].delta("total") == -c.delta("total") for c in diff.changes
+    )
 
 
 def test_identical_profiles_have_no_change() -> None:
@@ -243,8 +247,19 @@ def test_cli_two_server_selectors() -> None:
 
     with PyroscopeServer({"process_cpu:malloc:bytes::": demo_profile()}) as server:
         code, out, err = run_cli(
-            "diff", "--server", server.url, "--from", "1787306400000", "--until", "1787310000000",
-            "--selector", '{k8s_podName="b"}', "--baseline-selector", '{k8s_podName="a"}', "--format", "json",
+            "diff",
+            "--server",
+            server.url,
+            "--from",
+            "1787306400000",
+            "--until",
+            "1787310000000",
+            "--selector",
+            '{k8s_podName="b"}',
+            "--baseline-selector",
+            '{k8s_podName="a"}',
+            "--format",
+            "json",
         )
         assert code == 0, err
         selectors = [s.body["labelSelector"] for s in server.seen if "SelectMergeStacktraces" in s.path]

@@ -112,7 +112,8 @@ def test_a_made_up_number_percentage_and_function_are_flagged(demo: Profile, ser
     a = conv(demo, server).ask("What uses the most GPU memory?")
     assert a.mode == "llm"
     assert a.verification.unverified == ["61.3 GB", "42%", "FakeRunner.alloc_all (not a function in this profile)"]
-    assert "61.3 GB [unverified]" in a.markdown and "42% [unverified]" in a.markdown
+    assert "61.3 GB [unverified; KV cache: 55.1 GB]" in a.markdown  # the reason and the right value, inline
+    assert "42% [unverified; KV cache: 73.8%]" in a.markdown
     assert "`FakeRunner.alloc_all` [not in this profile]" in a.markdown
     assert "Not verified:** 3 claim(s)" in a.markdown
 
@@ -427,7 +428,24 @@ def test_ask_cli_json_contract(server: OpenAIServer, monkeypatch: pytest.MonkeyP
     out = io.StringIO()
     assert main(["ask", str(FIXTURE), "What is the total?", "--model", "m", "--format", "json"], out, err) == 0
     answer = json.loads(out.getvalue())
-    assert answer["mode"] == "llm" and answer["verification"] == {"checked": 1, "unverified": ["99.9 GB"]}
+    assert answer["mode"] == "llm" and answer["verification"] == {
+        "checked": 1,
+        "unverified": ["99.9 GB"],
+        "verified": 0,
+        "derived": 0,
+        "unbound": 0,
+        "wrong": 1,
+        "wrong_claims": [
+            # "It" is what the question asked about: the total
+            {
+                "text": "99.9 GB",
+                "subject": "the total",
+                "reason": "99.9 GB is not a value of the total",
+                "expected": "74.7 GB",
+            }
+        ],
+        "derived_claims": [],
+    }
     assert CANARY not in out.getvalue() + err.getvalue()
 
 
@@ -509,3 +527,17 @@ def test_labels_can_be_kept_from_the_model(demo: Profile) -> None:
     redacted = Conversation(demo, settings=redacted_settings, mode="llm").outgoing_preview("Total?")
     assert "vllm-llama-0" in shared and "vllm-llama-0" not in redacted
     assert "74.7 GB" in redacted
+
+
+def test_a_dutch_question_asks_for_a_dutch_answer_and_follow_ups_refer_to_the_model_answer(
+    demo: Profile, server: OpenAIServer
+) -> None:
+    dutch = "`GPUModelRunner._allocate_kv_cache_tensors` alloceert 55,1 GB, 73,8% van het totaal van 74,7 GB [F3].\n"
+    server.push(Reply(dutch), Reply("Het wordt aangeroepen door `GPUModelRunner.initialize_kv_cache` [F5].\n"))
+    c = conv(demo, server)
+    a = c.ask("Wat gebruikt het meeste GPU-geheugen?")
+    assert a.mode == "llm" and a.verification.unverified == [], a.markdown  # Dutch numbers are checked too
+    system = server.requests[0].body["messages"][0]["content"]
+    assert "Answer in the language of the user's question" in system
+    assert c.read("en wie roept die aan?").subject is not None
+    assert c.read("en wie roept die aan?").subject.name == "GPUModelRunner._allocate_kv_cache_tensors"

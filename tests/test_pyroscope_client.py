@@ -394,3 +394,14 @@ def test_the_deadline_is_shared_across_calls(server, session) -> None:
     time.sleep(0.6)
     with pytest.raises(Exception, match=r"within 0\.5s"):
         c.profile_types(WINDOW, deadline=d)
+
+
+def test_the_lazy_face_exports_every_name_it_lists() -> None:
+    import importlib
+
+    import explainer.pyroscope as face
+
+    assert sorted(face.__all__) == sorted(face._WHERE)
+    for name in face.__all__:
+        module = importlib.import_module(f"explainer.pyroscope.{face._WHERE[name]}")
+        assert getattr(face, name) is getattr(module, name)

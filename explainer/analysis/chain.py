@@ -9,11 +9,13 @@ width of the bar in the flame graph) and the function's own self.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from explainer.analysis.functions import FunctionStats, sum_by
+from explainer.analysis.functions import FunctionStats, _fold, sum_by
 from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
 
@@ -36,9 +38,50 @@ class Chain:
     unit: str
 
 
+_CHAINS: weakref.WeakKeyDictionary[Profile, dict[int, Chain | None]] = weakref.WeakKeyDictionary()
+_BATCH = 16  # targets per pass of the compiled walk
+
+
 def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
+    """The chain to ``target``, computed once per profile: the summary, the reports and the chat
+    all ask for the chain to the top consumer, and each walk reads every frame."""
     if not 0 <= target < len(profile.names) or stats.total_values[target] == 0:
         raise NoSuchFunctionError(f"no stack contains function id {target}")
+    chain = heaviest_chains(profile, stats, [target])[target]
+    if chain is None:  # the target is only ever reached off the widest path
+        raise NoSuchFunctionError(f"could not follow a chain to {profile.names[target][:80]!r}")
+    return chain
+
+
+def heaviest_chains(profile: Profile, stats: FunctionStats, targets: Sequence[int]) -> dict[int, Chain | None]:
+    """Chains to several functions with one pass over the frames; None where none can be followed
+    (absent from every stack, or reached only off the widest path)."""
+    known = _CHAINS.setdefault(profile, {})
+    wanted = [t for t in dict.fromkeys(targets) if t not in known]
+    valid = [t for t in wanted if 0 <= t < len(profile.names) and stats.total_values[t] > 0]
+    known.update(dict.fromkeys(wanted))  # invalid ones stay None
+    for i in range(0, len(valid), _BATCH):
+        batch = valid[i : i + _BATCH]
+        for target, path in zip(batch, _paths(profile, batch), strict=True):
+            if path and path[-1][0] == target:
+                steps = tuple(ChainStep(fid, profile.names[fid], width, *stats.of(fid)) for fid, width in path)
+                total = int(stats.total_values[target])
+                known[target] = Chain(profile.names[target], steps, steps[-1].width, total, profile.unit)
+    return {t: known[t] for t in targets}
+
+
+def _paths(profile: Profile, targets: list[int]) -> list[list[tuple[int, int]]]:
+    if _fold is None:
+        return [_widest_path(profile, t) for t in targets]
+    arrays = (np.ascontiguousarray(a) for a in (profile.offsets, profile.frames, profile.values))
+    paths: list[list[tuple[int, int]]] = _fold.heaviest_paths(
+        *arrays, np.asarray(targets, dtype=np.int32), len(profile.names)
+    )
+    return paths
+
+
+def _widest_path(profile: Profile, target: int) -> list[tuple[int, int]]:
+    """``(function id, width)`` per depth from the root: the numpy twin of the compiled walk."""
     offsets, frames, values = profile.offsets, profile.frames, profile.values
     hit = frames == target
     # first occurrence of the target in each stack (recursion: the outermost call)
@@ -49,20 +92,16 @@ def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain
     first_pos = np.full(profile.stack_count, -1, dtype=np.int64)
     first_pos[owner[::-1]] = positions[::-1]
     depth_of_target = first_pos[stacks] - offsets[stacks]
-    steps: list[ChainStep] = []
+    path: list[tuple[int, int]] = []
     d = 0
     while len(stacks):
         here = frames[offsets[stacks] + d].astype(np.int64)
         widths = sum_by(here, values[stacks], len(profile.names))
-        choice = int(np.argmax(widths))
-        width = int(widths[choice])
-        s, t = stats.of(choice)
-        steps.append(ChainStep(choice, profile.names[choice], width, s, t))
+        choice = int(np.argmax(widths))  # ties: the lowest id
+        path.append((choice, int(widths[choice])))
         if choice == target:
             break
         agree = (here == choice) & (depth_of_target > d)
         stacks, depth_of_target = stacks[agree], depth_of_target[agree]
         d += 1
-    if not steps or steps[-1].id != target:  # the target is only ever reached off the widest path
-        raise NoSuchFunctionError(f"could not follow a chain to {profile.names[target][:80]!r}")
-    return Chain(profile.names[target], tuple(steps), steps[-1].width, int(stats.total_values[target]), profile.unit)
+    return path

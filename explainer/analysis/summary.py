@@ -57,8 +57,13 @@ def unresolved_share(profile: Profile) -> float:
     """Share of the total whose leaf frame is a raw address or an unknown frame."""
     if not profile.total:
         return 0.0
-    unresolved = np.asarray([decode(n).kind in ("address", "unknown") for n in profile.names], dtype=bool)
     leaves = leaf_ids(profile)
+    # decode only the names that are some stack's leaf: a few hundred of thousands of names
+    is_leaf = np.zeros(len(profile.names), dtype=bool)
+    is_leaf[leaves] = True
+    unresolved = np.zeros(len(profile.names), dtype=bool)
+    for i in np.flatnonzero(is_leaf).tolist():
+        unresolved[i] = decode(profile.names[i]).kind in ("address", "unknown")
     return float(profile.values[unresolved[leaves]].sum()) / profile.total
 
 

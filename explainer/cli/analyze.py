@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 from explainer.analysis.summary import Options, summarize
 from explainer.cli.sources import add_source_arguments, load_profile
+from explainer.cli.terminal import json_text
 from explainer.report.analyze import to_json, to_markdown, to_text
 
 
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace, out: TextIO) -> int:
     summary = summarize(load_profile(args), options_from(args))
     if args.format == "json":
-        json.dump(to_json(summary), out, indent=2, ensure_ascii=False)
+        out.write(json_text(to_json(summary)))
         out.write("\n")
     elif args.format == "markdown":
         out.write(to_markdown(summary))

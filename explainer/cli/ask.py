@@ -1,19 +1,26 @@
 """``explainer ask SOURCE "QUESTION"``: one question about a profile, answered offline or by a model.
 
 JSON contract: ``answer`` (Markdown), ``mode`` (``offline`` or ``llm``), ``verification`` with
-``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed); also
-``notice`` (why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
+``checked`` (how many numbers were checked) and ``unverified`` (the claims that failed), the
+numbers ``verified`` (values of the subject their claim names), ``derived`` (worked out from
+grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``, and
+``wrong_claims``: ``{text, subject, reason, expected}`` for every failed claim, and
+``derived_claims``: ``{text, from}`` (the grounded values each derived number came from); also ``notice``
+(why the answer is a fallback or cut short, else null), ``incomplete`` and ``focus``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
+
+if TYPE_CHECKING:
+    from explainer.explain import Answer, Verification
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -44,6 +51,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(run=run)
 
 
+def verification_json(v: Verification) -> dict[str, Any]:
+    return {
+        "checked": v.checked,
+        "unverified": v.unverified,
+        "verified": v.verified,
+        "derived": v.derived,
+        "unbound": v.unbound,
+        "wrong": v.wrong,
+        "wrong_claims": [w.as_dict() for w in v.wrong_claims],
+        "derived_claims": [{"text": text, "from": how} for text, how in v.derived_claims],
+    }
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from explainer.explain import Conversation, LlmSettings
 
@@ -71,20 +91,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             hint="use --llm auto to accept the offline answer",
         )
     if args.format == "json":
-        json.dump(
-            {
-                "answer": answer.markdown,
-                "mode": answer.mode,
-                "verification": {"checked": answer.verification.checked, "unverified": answer.verification.unverified},
-                "notice": answer.notice,
-                "incomplete": answer.incomplete,
-                "focus": answer.focus,
-            },
-            out,
-            indent=2,
-            ensure_ascii=False,
-        )
+        out.write(json_text(answer_json(answer)))
         out.write("\n")
     else:
         out.write(answer.markdown.rstrip("\n") + "\n")
     return 0
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The JSON contract of one answer, shared by ``ask`` and ``chat``."""
+    return {
+        "answer": answer.markdown,
+        "mode": answer.mode,
+        "verification": verification_json(answer.verification),
+        "notice": answer.notice,
+        "incomplete": answer.incomplete,
+        "focus": answer.focus,
+    }

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
-import json
 from dataclasses import replace
 from typing import TextIO
 
 from explainer.analysis.diff import DEFAULT_MIN_RELATIVE, DEFAULT_MIN_SHARE, NoiseFloor, diff_profiles
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
+from explainer.cli.terminal import json_text
 from explainer.errors import QueryError
 from explainer.model import Profile
 from explainer.readers import read_file_bytes, read_pair_bytes, read_stdin_bytes
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     before, after = load_pair(args)
     diff = diff_profiles(before, after, floor_from(args))
     if args.format == "json":
-        json.dump(to_json(diff, args.top), out, indent=2, ensure_ascii=False)
+        out.write(json_text(to_json(diff, args.top)))
         out.write("\n")
     elif args.format == "markdown":
         out.write(to_markdown(diff, args.top))

@@ -6,30 +6,43 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO, cast
 
 from explainer import __version__
+from explainer.cli.terminal import TerminalText, terminal_safe
 from explainer.errors import ExplainerError
-from explainer.symbols import clean, terminal_safe
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
-# verb modules, imported lazily so `analyze` never pays for the UI or model libraries
-VERBS = ("analyze", "pyroscope_cmd", "ask", "diff", "handoff", "demo")
+# command -> (its module in explainer.cli, its line in `explainer --help`). This table is the one
+# place that decides what a command imports: only the module of the verb being run, so `--help`
+# costs no numpy and `analyze` no HTTP, UI or model libraries. A test keeps the lines equal to the
+# modules' own `help=`.
+VERBS = {
+    "analyze": ("analyze", "top functions by self and total, and the heaviest call chain"),
+    "pyroscope": ("pyroscope_cmd", "list a Pyroscope server's profile types, labels and label values"),
+    "ask": ("ask", "ask a question about a profile in plain language"),
+    "diff": ("diff", "what changed between two profiles (two files, a Pyroscope diff, or two server windows)"),
+    "handoff": ("handoff", "an on-call handoff report (Markdown): what is big, what changed, what to do next"),
+    "chat": ("chat", "a conversation about a profile: one question per line"),
+    "eval": ("eval", "score the configured model on a question set"),
+}
+ALL = "*"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's own messages echo what was typed ("invalid choice: ..."): cleaned the same way."""
+    """argparse's own messages echo what was typed ("unrecognized arguments: ..."): cleaned too."""
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(terminal_safe(message) if message else message, file)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(running: str = ALL) -> argparse.ArgumentParser:
+    """The parser with every verb's full options, or with only ``running``'s (the rest as help lines)."""
     parser = _Parser(
         prog="explainer",
         description="Explain flame graphs in plain language: GPU-memory and CPU profiles from "
@@ -40,50 +53,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for verb in VERBS:
-        try:
-            module = importlib.import_module(f"explainer.cli.{verb}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"explainer.cli.{verb}":
-                continue  # not built yet
-            raise
-        module.register(sub)
+    for verb, (module, summary) in VERBS.items():
+        if running in (ALL, verb):
+            importlib.import_module(f"explainer.cli.{module}").register(sub)
+        else:
+            sub.add_parser(verb, help=summary)  # never run: parse_args picks the verb in argv
     return parser
 
 
-class TerminalText:
-    """A text stream that passes every write through :func:`~explainer.symbols.terminal_safe`:
-    whatever a verb prints as text (names, file names, a model's answer) cannot drive the
-    terminal. JSON output is left alone: ``json`` escapes control characters, and scripts need
-    the raw names."""
-
-    def __init__(self, inner: TextIO) -> None:
-        self.inner = inner
-
-    def write(self, text: str) -> int:
-        return self.inner.write(terminal_safe(text))
-
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
-        return getattr(self.inner, name)
+def verb_in(argv: Sequence[str]) -> str:
+    """The command named in ``argv`` ("" when none): the first word, as the top level has no valued options."""
+    first = next((a for a in argv if not a.startswith("-")), "")
+    return first if first in VERBS else ""
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    out = cast(TextIO, TerminalText(out or sys.stdout))  # nothing a verb prints can drive the terminal
     err = cast(TextIO, TerminalText(err or sys.stderr))
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(verb_in(argv))
     args = parser.parse_args(argv)
-    if getattr(args, "format", "") != "json":  # JSON escapes controls itself and must keep raw names
-        out = cast(TextIO, TerminalText(out))
     if not getattr(args, "run", None):
         parser.print_help(out)
         return EXIT_ERROR
     try:
         return int(args.run(args, out))
     except ExplainerError as exc:
+        from explainer.symbols import clean  # imports the model (numpy): only on this path
+
         err.write(f"explainer: error: {clean(str(exc), 400)}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -17,6 +16,7 @@ from explainer.cli.server_args import (
     selector_from_args,
     window_from_args,
 )
+from explainer.cli.terminal import json_text
 from explainer.symbols import clean
 
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _json(data: object, out: TextIO) -> int:
-    json.dump(data, out, indent=2, ensure_ascii=False)
+    out.write(json_text(data))
     out.write("\n")
     return 0
 

@@ -13,31 +13,30 @@ import sys
 import threading
 import time
 from types import TracebackType
-from typing import TextIO
-
-import requests
+from typing import TYPE_CHECKING, TextIO
 
 from explainer.errors import QueryError
 from explainer.model import Profile
-from explainer.pyroscope import (
+from explainer.pyroscope.auth import ENV_URL, credentials_from, read_secret_file
+from explainer.pyroscope.query import (
     DEFAULT_MAX_NODES,
     DEFAULT_TIMEOUT,
-    PyroscopeClient,
     Query,
     TimeRange,
-    TransportOptions,
-    build_selector,
-    credentials_from,
+    check_max_nodes,
     parse_window,
 )
-from explainer.pyroscope.auth import ENV_URL, read_secret_file
-from explainer.pyroscope.query import check_max_nodes
-from explainer.pyroscope.transport import Event
+from explainer.pyroscope.selector import build_selector
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 from explainer.symbols import clean
 
+if TYPE_CHECKING:  # HTTP (requests, urllib3) is imported only when a server is queried
+    import requests
+
+    from explainer.pyroscope.client import PyroscopeClient
+    from explainer.pyroscope.transport import Event
+
 _FROM_ENV = "\0env"  # ``--server`` given without a value
-DEFAULT_MAX_RESPONSE = TransportOptions().max_response
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser, *, instead_of_source: bool = False) -> None:
@@ -140,6 +139,9 @@ def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:
 def client_from_args(
     args: argparse.Namespace, session: requests.Session, on_event: Event | None = None
 ) -> PyroscopeClient:
+    from explainer.pyroscope.client import PyroscopeClient
+    from explainer.pyroscope.transport import TransportOptions
+
     password = read_secret_file(args.password_file, "password") if args.password_file else None
     token = read_secret_file(args.token_file, "token") if args.token_file else None
     credentials = credentials_from(user=args.user, password=password, token=token, tenant=args.tenant)
@@ -147,7 +149,7 @@ def client_from_args(
         raise QueryError("--timeout must be a positive number of seconds")
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)
     # --max-size keeps its file meaning (384 MiB) unless set; a JSON answer that big is a mistake
-    cap = DEFAULT_MAX_RESPONSE if max_size == DEFAULT_MAX_DECOMPRESSED else max_size
+    cap = TransportOptions().max_response if max_size == DEFAULT_MAX_DECOMPRESSED else max_size
     options = TransportOptions(max_response=cap)
     return PyroscopeClient(
         _server_url(args),
@@ -170,6 +172,8 @@ def selector_from_args(args: argparse.Namespace) -> str:
 
 def load_from_server(args: argparse.Namespace) -> Profile:
     """The profile for ``--server``: resolve the type in the window, then one flame-graph query."""
+    import requests
+
     window = window_from_args(args)
     selector = selector_from_args(args)
     max_nodes = check_max_nodes(args.max_nodes)

@@ -38,10 +38,8 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source
         help="profile file (pprof, gzipped or raw; Pyroscope flame-graph JSON; folded stacks) or - for stdin",
     )
     add_read_arguments(parser)
-    try:
-        from explainer.cli.server_args import add_server_arguments
-    except ImportError:  # pragma: no cover - the Pyroscope source is optional at build time
-        return
+    from explainer.cli.server_args import add_server_arguments  # here, not at the top: it imports the client
+
     add_server_arguments(parser)
 
 

@@ -19,17 +19,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from explainer.analysis.summary import Summary
 from explainer.errors import ModelError, ModelResponseError, ModelUnavailableError
+from explainer.explain.answers.language import N_, translations
 from explainer.explain.answers.offline import OfflineExplainer
 from explainer.explain.answers.suggest import suggestions, symbol_data
 from explainer.explain.checks.names import normalize
-from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
+from explainer.explain.checks.verify import Grounding, LineVerifier, WrongClaim, footer, names_in_line
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm import prompts
-from explainer.explain.llm.facts import Facts, build_facts, count_tokens
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.llm.tools import Toolbox
-from explainer.explain.question.intents import classify
+from explainer.explain.question.reader import Context, Question, read
+from explainer.explain.question.subjects import Subject
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown, unlink
 from explainer.model import Profile
 
@@ -37,6 +39,8 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
+    from explainer.analysis.summary import Summary
+    from explainer.explain.llm.facts import Facts
     from explainer.explain.llm.session import Outcome
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,16 @@ MAX_QUESTIONS = 50
 class Verification:
     checked: int = 0  # numbers checked against the facts and tool results
     unverified: list[str] = field(default_factory=list)  # claims that could not be traced
+    verified: int = 0  # numbers that are values of the subject their claim names
+    derived: int = 0  # numbers worked out from grounded values (differences, sums, ratios, shares)
+    unbound: int = 0  # numbers in claims naming no known subject, found among the facts
+    wrong: int = 0  # numbers misattributed or not in the facts
+    wrong_claims: list[WrongClaim] = field(default_factory=list)  # every failed claim, names included
+    derived_claims: list[tuple[str, str]] = field(default_factory=list)  # (number, the values it came from)
+
+    @classmethod
+    def of(cls, v: LineVerifier) -> Verification:
+        return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong, derived_claims=v.derivations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +86,21 @@ class Conversation:
         mode: str = "auto",  # "auto", "offline" or "llm" (a str: UI and CLI pass what they read)
         baseline: Profile | None = None,
         chat_model: BaseChatModel | None = None,
+        summary: Summary | None = None,  # an analysis of ``profile`` the caller already has
     ) -> None:
         if mode not in ("auto", "offline", "llm"):
             raise ValueError(f"mode must be auto, offline or llm, not {mode!r}")
         self.settings = settings if settings is not None else LlmSettings.from_env()
         self.mode = mode
-        self.ctx = ProfileContext(profile, baseline).prepare()
+        self.ctx = ProfileContext(profile, baseline, summary=summary).prepare()
         self.offline = OfflineExplainer(self.ctx)
         self._model = chat_model
         self.grounding = Grounding(self.ctx.unit)  # facts and every tool result of this conversation
         self.history: list[tuple[str, str]] = []
         self.questions = 0
         self.last_answer: Answer | None = None
+        top = self.ctx.summary.top_self.rows
+        self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
 
     @property
     def uses_model(self) -> bool:
@@ -92,6 +109,8 @@ class Conversation:
 
     @cached_property
     def facts(self) -> Facts:
+        from explainer.explain.llm.facts import build_facts  # tiktoken, pydantic: the model path only
+
         facts = build_facts(self.ctx, redact_labels=self.settings.redact_labels)
         self.grounding.merge(facts.grounding)
         return facts
@@ -105,44 +124,60 @@ class Conversation:
     def ask_stream(self, question: str) -> Iterator[str]:
         """Markdown chunks as they are ready; afterwards :attr:`last_answer` holds the whole answer."""
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
+        q = self.read(question)  # read once; every path below answers this reading
         self.questions += 1
         if not self.uses_model:
-            yield from self._offline(question)
+            yield from self._offline(q)
         elif self._model is None and not self.settings.configured:
-            yield from self._offline(question, "No model is configured, so the offline explainer answered.")
+            yield from self._offline(q, N_("No model is configured, so the offline explainer answered."))
         elif self.questions > MAX_QUESTIONS:
             yield from self._offline(
-                question,
-                "This conversation reached its length limit; start a new one to "
-                "ask the model again. The offline explainer answered.",
+                q,
+                N_(
+                    "This conversation reached its length limit; start a new one to ask the model again. The "
+                    "offline explainer answered."
+                ),
             )
         else:
-            yield from self._model_answer(question)
+            yield from self._model_answer(question, q)
         if self.last_answer is not None:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
 
-    def _offline(self, question: str, notice: str | None = None, model_error: str = "") -> Iterator[str]:
-        result = self.offline.answer(question)
+    def read(self, question: str) -> Question:
+        """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
+        return read(question, self.ctx.subjects, self.context)
+
+    def _remember(self, q: Question, focus: str | None, ranking: tuple[str, ...] = ()) -> None:
+        """What the next question may refer back to: this answer's subject or focus, its ranking, its language."""
+        topic = q.subject if q.subject is not None and q.subject.kind != "missing" else None
+        if focus is not None and (topic is None or topic.kind == "function"):
+            topic = Subject("function", focus, "focus")
+        self.context = Context(topic or self.context.topic, ranking or self.context.ranking, q.lang, q.intent)
+
+    def _offline(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]:
+        result = self.offline.answer(q)
+        notice = translations(q.lang).gettext(notice) if notice else notice
+        self._remember(q, result.focus, result.ranking)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
         verifier = LineVerifier(result.grounding, self.ctx.names)
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
-        verification = Verification(verifier.checked, verifier.unverified)
-        self.last_answer = Answer(text, "offline", verification, notice, result.focus, model_error=model_error)
+        self.last_answer = Answer(
+            text, "offline", Verification.of(verifier), notice, result.focus, model_error=model_error
+        )
         yield text
 
-    def _model_answer(self, question: str) -> Iterator[str]:
+    def _model_answer(self, question: str, q: Question) -> Iterator[str]:
         started = time.monotonic()  # EXPLAINER_LLM_TIMEOUT counts from here: loading the client is part of it
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
-        intent = classify(question)
         grounding = self._grounding_for(question)
         toolbox = Toolbox(self.ctx, grounding)
         hosts = self.settings.link_hosts
         verifier = LineVerifier(
-            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0]
+            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0], question=question
         )
         outcome = Outcome()
         shown: list[str] = []
@@ -151,7 +186,7 @@ class Conversation:
         try:
             model = self._model if self._model is not None else chat_model(self.settings)
             session = ModelSession(model, toolbox, self.settings, started=started)
-            stream = session.stream(self._messages(question, intent.kind), outcome)
+            stream = session.stream(self._messages(question, q), outcome)
             for text in stream:
                 size += len(text)
                 if size > MAX_ANSWER_CHARS:
@@ -174,16 +209,16 @@ class Conversation:
         if rest:
             shown.append(rest)
             yield rest
-        yield from self._finish(question, "".join(shown), verifier, outcome)
+        yield from self._finish(question, q, "".join(shown), verifier, outcome)
 
-    def _finish(self, question: str, text: str, verifier: LineVerifier, outcome: Outcome) -> Iterator[str]:
+    def _finish(self, question: str, q: Question, text: str, verifier: LineVerifier, outcome: Outcome) -> Iterator[str]:
         reason = self._reason(outcome)
         if not text.strip():
             yield from self._offline(
-                question,
+                q,
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
-                else "The model sent no answer; the offline explainer answered instead.",
+                else N_("The model sent no answer; the offline explainer answered instead."),
                 reason or "the model sent no answer",
             )
             return
@@ -191,14 +226,16 @@ class Conversation:
         notice = None
         if outcome.incomplete:
             notice = f"The model's answer is incomplete ({reason or 'the stream ended early'})."
-            offline = self.offline.answer(question)
+            offline = self.offline.answer(q)
             tail += f"\n\n> {notice} The offline answer follows.\n\n{offline.markdown}"
         if tail:
             yield tail
-        focus = self._focus(question, text)
-        verification = Verification(verifier.checked, verifier.unverified)
+        focus = self._focus(q, text)
+        self._remember(q, focus)
         failure = (reason or "the stream ended early") if outcome.incomplete else ""
-        self.last_answer = Answer(text + tail, "llm", verification, notice, focus, outcome.incomplete, failure)
+        self.last_answer = Answer(
+            text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure
+        )
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")
@@ -214,9 +251,8 @@ class Conversation:
         self.grounding.texts.append(normalize(question))
         return self.grounding
 
-    def _focus(self, question: str, text: str) -> str | None:
-        target = classify(question).target
-        ids = self.ctx.resolve(target) if target else []
+    def _focus(self, q: Question, text: str) -> str | None:
+        ids = self.ctx.resolve(q.subject.name) if q.subject is not None and q.subject.kind == "function" else []
         if not ids:
             for name, _ in (pair for line in text.splitlines() for pair in names_in_line(line)):
                 ids = self.ctx.resolve(name)
@@ -224,14 +260,16 @@ class Conversation:
                     break
         return self.ctx.profile.names[ids[0]] if ids else None
 
-    def _messages(self, question: str, kind: str) -> list[BaseMessage]:
+    def _messages(self, question: str, q: Question) -> list[BaseMessage]:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+        from explainer.explain.llm.facts import count_tokens
+
         system = SystemMessage(content=prompts.load("system").render())
-        template = {"symbol": "symbol", "handoff": "handoff"}.get(kind, "answer")
+        template = {"meaning": "symbol", "handoff": "handoff"}.get(q.intent, "answer")
         payload: dict[str, Any] = {"facts": list(self.facts.items)}
         if template == "symbol":
-            about = symbol_data(self.ctx, question)
+            about = symbol_data(self.ctx, q)
             for value in about.values():
                 if isinstance(value, str):
                     self.grounding.text(value)  # what we tell the model about the frame, it may repeat
@@ -240,8 +278,8 @@ class Conversation:
             content=prompts.load(template).render(data_block=data_block("facts", payload), question=question)
         )
         history: list[BaseMessage] = []
-        for q, a in self.history:
-            history += [HumanMessage(content=q), AIMessage(content=a)]
+        for asked, said in self.history:
+            history += [HumanMessage(content=asked), AIMessage(content=said)]
         while history and count_tokens("".join(str(m.content) for m in [system, *history, current])) > MAX_INPUT_TOKENS:
             history = history[2:]  # the oldest turn goes first
         return [system, *history, current]
@@ -251,8 +289,9 @@ class Conversation:
         if not self.uses_model:
             return ""
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
-        messages = self._messages(question, classify(question).kind)
+        messages = self._messages(question, self.read(question))
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
+
         tools = ", ".join(Toolbox(self.ctx, Grounding()).names)
         parts.append(
             f"[tools]\nThe model may call: {tools}. Their results, from this profile only, are sent back "

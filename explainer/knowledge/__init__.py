@@ -25,12 +25,13 @@ from explainer.knowledge.classify import (
     label,
     lookup,
 )
-from explainer.knowledge.semantics import Semantics, semantics
+from explainer.knowledge.semantics import Caveat, Semantics, semantics
 
 __all__ = [
     "Action",
     "Category",
     "CategoryShare",
+    "Caveat",
     "Entry",
     "Semantics",
     "Site",

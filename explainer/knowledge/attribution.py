@@ -16,8 +16,9 @@ Allocator, operator, interpreter, unresolved and wrapper frames never decide: th
 request. The allocation site of a stack is its nearest application frame (or its leaf when it
 has none), which is the answer users want when the widest leaf is always ``cuMemAlloc_v2``.
 
-Names are interned, so each is classified once; stacks are walked with numpy only. A stack's
-"nearest frame with property P" is the last set position of a boolean frame mask before the
+Names are interned, so each is classified once. The compiled fold walks each stack once from the
+leaf and stops at the first site or phase frame; its numpy twin (tested equal) finds a stack's
+"nearest frame with property P" as the last set position of a boolean frame mask before the
 stack's end offset: one ``flatnonzero`` and one ``searchsorted`` per property.
 """
 
@@ -31,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from explainer import units
-from explainer.analysis.functions import sum_by
+from explainer.analysis.functions import _fold, sum_by
 from explainer.knowledge.classify import ALLOCATOR, INTERPRETER, OTHER, UNRESOLVED, categories, label, traits
 from explainer.model import IntArray, Profile
 
@@ -136,19 +137,14 @@ def _fallback(code_f: npt.NDArray[np.uint8], profile: Profile, app: IntArray, ca
     return out
 
 
-def _attribute(profile: Profile) -> Attribution:
+def _attribute_numpy(profile: Profile, cat: IntArray, code: npt.NDArray[np.uint8]) -> Attribution:
     offsets, frames = profile.offsets, profile.frames
-    n = profile.stack_count
-    if not n:
-        empty = np.zeros(0, dtype=np.int64)
-        return Attribution(empty, empty)
-    cat, code = _name_tables(profile.names)
     code_f = code[frames]
     strong = _last_in_stack((code_f & _STRONG) != 0, offsets)
     weak = _last_in_stack((code_f & _WEAK) != 0, offsets)
     app = _last_in_stack((code_f & _APP) != 0, offsets)
     decider = np.where(strong >= 0, strong, weak)
-    stack_cat = np.empty(n, dtype=np.int64)
+    stack_cat = np.empty(profile.stack_count, dtype=np.int64)
     decided = decider >= 0
     stack_cat[decided] = cat[frames[decider[decided]]]
     if not decided.all():
@@ -156,6 +152,26 @@ def _attribute(profile: Profile) -> Attribution:
         stack_cat[rest] = _fallback(code_f, profile, app, cat)[rest]
     site_pos = np.where(app >= 0, app, offsets[1:] - 1)
     return Attribution(stack_cat, frames[site_pos].astype(np.int64))
+
+
+def _attribute(profile: Profile) -> Attribution:
+    if not profile.stack_count:
+        empty = np.zeros(0, dtype=np.int64)
+        return Attribution(empty, empty)
+    cat, code = _name_tables(profile.names)
+    if _fold is None:
+        return _attribute_numpy(profile, cat, code)
+    ids = {c: i for i, c in enumerate(category_ids())}
+    raw_cat, raw_site = _fold.attribute(
+        np.ascontiguousarray(profile.offsets),
+        np.ascontiguousarray(profile.frames),
+        code,
+        cat,
+        ids[OTHER],
+        ids[INTERPRETER],
+        ids[UNRESOLVED],
+    )
+    return Attribution(np.frombuffer(raw_cat, dtype=np.int64), np.frombuffer(raw_site, dtype=np.int64))
 
 
 _CACHE: weakref.WeakKeyDictionary[Profile, Attribution] = weakref.WeakKeyDictionary()
@@ -186,26 +202,43 @@ def category_breakdown(profile: Profile) -> list[CategoryShare]:
 
 def allocation_sites(profile: Profile, n: int = 10) -> list[Site]:
     """The ``n`` largest allocation sites: memory by nearest application frame and category."""
+    return _all_sites(profile)[: max(n, 0)]
+
+
+_SITES: weakref.WeakKeyDictionary[Profile, list[Site]] = weakref.WeakKeyDictionary()
+_DENSE_KEYS = 1 << 22  # (site, category) pairs summed in a table up to 32 MiB, else sorted
+
+
+def _all_sites(profile: Profile) -> list[Site]:
+    """Every site, largest first (ties by name), computed once per profile: reports ask for several ``n``."""
+    hit = _SITES.get(profile)
+    if hit is not None:
+        return hit
     att = attribute(profile)
     ids = category_ids()
-    if not len(att.site_frame) or n < 1:
-        return []
     keys = att.site_frame * len(ids) + att.stack_category
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    sums = sum_by(inverse.astype(np.int64), profile.values, len(uniq))
+    if len(profile.names) * len(ids) <= _DENSE_KEYS:  # a dense table: no sort of every stack's key
+        dense = sum_by(keys, profile.values, len(profile.names) * len(ids))
+        uniq = np.flatnonzero(dense)
+        sums = dense[uniq]
+    else:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        sums = sum_by(inverse.astype(np.int64), profile.values, len(uniq))
     total = profile.total
     names = profile.names
-    top = sorted(range(len(uniq)), key=lambda k: (-int(sums[k]), names[int(uniq[k]) // len(ids)]))[:n]
-    return [
+    order = sorted(range(len(uniq)), key=lambda k: (-int(sums[k]), names[int(uniq[k]) // len(ids)]))
+    sites = [
         Site(
             names[int(uniq[k]) // len(ids)],
             int(sums[k]),
             units.share(int(sums[k]), total),
             ids[int(uniq[k]) % len(ids)],
         )
-        for k in top
+        for k in order
         if sums[k] > 0
     ]
+    _SITES[profile] = sites
+    return sites
 
 
 def format_breakdown(shares: Sequence[CategoryShare], limit: int = 6) -> str:

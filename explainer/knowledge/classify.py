@@ -38,6 +38,10 @@ FRAMEWORKS = {
     "cuda": "CUDA",
     "nccl": "NCCL",
     "triton": "Triton",
+    "go": "the Go runtime",
+    "jvm": "the Java virtual machine",
+    "node": "Node.js and V8",
+    "linux": "the Linux kernel",
 }
 
 # a leading module path (``vllm.v1.worker.gpu_model_runner.``) is dropped one lowercase part at a
@@ -134,11 +138,15 @@ def entries() -> tuple[Entry, ...]:
 
 
 def candidates(name: str) -> list[str]:
-    """The normalised forms of ``name`` to match: ``Foo > bar`` -> ``Foo.bar``, module path dropped."""
+    """The normalised forms of ``name`` to match: ``Foo > bar`` -> ``Foo.bar``, module path dropped,
+    ``torch/nn/modules/module.py:1736 - _call_impl`` -> its function ``_call_impl``."""
     n = name.strip()
     for sep in (" > ", " / "):
         n = n.replace(sep, ".")
     out = [n]
+    sym = decode(name)
+    if sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``: match the function
+        return [*out, f"{sym.type}.{sym.member}" if sym.type else sym.member]
     if "::" in n or " " in n:
         return out
     parts = n.split(".")

@@ -53,10 +53,22 @@ _SNAPSHOT = "A snapshot of live memory: memory allocated and freed before it was
 
 
 @dataclass(frozen=True, slots=True)
+class Caveat:
+    """One thing a reader must keep in mind; ``kind`` is what code tests, ``text`` what people read."""
+
+    kind: str  # cumulative, before-start, driver-only, snapshot, counts-once, unresolved, unresolved-rerun
+    text: str
+
+    @property
+    def about_symbols(self) -> bool:
+        return self.kind.startswith("unresolved")
+
+
+@dataclass(frozen=True, slots=True)
 class Semantics:
     sample_type: str  # ``type/unit``
     meaning: str  # one phrase: what a value is
-    caveats: tuple[str, ...]  # sentences a reader must keep in mind, most important first
+    caveats: tuple[Caveat, ...]  # what a reader must keep in mind, most important first
     gpu: bool  # CUDA allocation frames are present: the bytes are GPU memory
     unresolved_share: float  # share of the total whose leaf frame is an unresolved address
     source: str = ""  # documentation the meaning rests on, when there is one
@@ -70,22 +82,24 @@ def _has_cuda_frames(profile: Profile) -> bool:
     return False
 
 
-def _unresolved_caveat(profile: Profile, leaf_share: float) -> str | None:
+def _unresolved_caveat(profile: Profile, leaf_share: float) -> Caveat | None:
     if leaf_share < UNRESOLVED_HIGH:
         return None
     share = units.format_share(leaf_share, 1)
     hidden = sum(c.share for c in category_breakdown(profile) if c.category == UNRESOLVED)
     if hidden < UNRESOLVED_HIGH:
         # addresses inside the driver or libraries, below named application frames: still readable
-        return (
+        return Caveat(
+            "unresolved",
             f"{share} of the total ends in raw addresses (native code without symbols), but named application "
             f"frames sit above most of them, so the breakdown by purpose is not affected "
-            f"(only {units.format_share(hidden, 1)} has no named caller)."
+            f"(only {units.format_share(hidden, 1)} has no named caller).",
         )
-    return (
+    return Caveat(
+        "unresolved-rerun",
         f"{share} of the total ends in raw addresses: native code whose symbols were not resolved. On a first "
         f"profiling run symbols may not be resolved yet; run the workload again and profile the new run "
-        f"({units.format_share(hidden, 1)} of the total has no named caller at all)."
+        f"({units.format_share(hidden, 1)} of the total has no named caller at all).",
     )
 
 
@@ -95,25 +109,25 @@ def semantics(profile: Profile) -> Semantics:
     key = (st.type, st.unit)
     gpu = _has_cuda_frames(profile)
     meaning = _MEANINGS.get(key) or f"values of {st.type!r}, in {st.unit}"
-    caveats: list[str] = []
+    caveats: list[Caveat] = []
     source = ""
     leaf_share = unresolved_share(profile)
     symbols = _unresolved_caveat(profile, leaf_share)
-    serious = symbols is not None and "run the workload again" in symbols
     if key == ("malloc", "bytes"):
         # readers often take only the first few: unresolved symbols that hide callers outrank the
         # finer point about which calls the hooks see
-        caveats += [_CUMULATIVE, _BEFORE_START]
-        if serious and symbols:
+        caveats += [Caveat("cumulative", _CUMULATIVE), Caveat("before-start", _BEFORE_START)]
+        if symbols is not None and symbols.kind == "unresolved-rerun":
             caveats.append(symbols)
-        caveats.append(_DRIVER_ONLY)
+        caveats.append(Caveat("driver-only", _DRIVER_ONLY))
         gpu, source = True, AKS_SOURCE
     elif st.type.startswith("alloc_"):
-        caveats.append(_CUMULATIVE if st.unit == "bytes" else "Each allocation counts once, freed or not.")
+        once = "Each allocation counts once, freed or not."
+        caveats.append(Caveat("cumulative", _CUMULATIVE) if st.unit == "bytes" else Caveat("counts-once", once))
         if gpu:
             meaning += " (GPU memory: CUDA allocation frames are present)"
     elif st.type.startswith("inuse_"):
-        caveats.append(_SNAPSHOT)
+        caveats.append(Caveat("snapshot", _SNAPSHOT))
     if symbols and symbols not in caveats:
         caveats.append(symbols)
     return Semantics(str(st), meaning, tuple(caveats), gpu, leaf_share, source)

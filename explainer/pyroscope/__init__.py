@@ -7,20 +7,38 @@ wire       bounded body reading and capped gzip
 auth       basic auth, bearer token, tenant; secrets masked everywhere
 """
 
-from explainer.pyroscope.auth import Credentials, credentials_from, split_url
-from explainer.pyroscope.client import DEFAULT_TIMEOUT, PyroscopeClient, Series
-from explainer.pyroscope.query import (
-    DEFAULT_MAX_NODES,
-    MEANINGS,
-    ProfileType,
-    Query,
-    TimeRange,
-    parse_time,
-    parse_window,
-    resolve_profile_type,
-)
-from explainer.pyroscope.selector import Matcher, build_selector, parse_selector
-from explainer.pyroscope.transport import Deadline, TransportOptions
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from explainer.pyroscope.auth import Credentials, credentials_from, split_url
+    from explainer.pyroscope.client import PyroscopeClient, Series
+    from explainer.pyroscope.query import (
+        DEFAULT_MAX_NODES,
+        DEFAULT_TIMEOUT,
+        MEANINGS,
+        ProfileType,
+        Query,
+        TimeRange,
+        parse_time,
+        parse_window,
+        resolve_profile_type,
+    )
+    from explainer.pyroscope.selector import Matcher, build_selector, parse_selector
+    from explainer.pyroscope.transport import Deadline, TransportOptions
+
+# The face is lazy: client and transport import requests and urllib3 (tens of ms), and a command
+# that reads a file only needs the query and auth constants for its options. Name -> submodule.
+_WHERE = {
+    **dict.fromkeys(("Credentials", "credentials_from", "split_url"), "auth"),
+    **dict.fromkeys(("PyroscopeClient", "Series"), "client"),
+    **dict.fromkeys(("DEFAULT_MAX_NODES", "DEFAULT_TIMEOUT", "MEANINGS", "ProfileType", "Query"), "query"),
+    **dict.fromkeys(("TimeRange", "parse_time", "parse_window", "resolve_profile_type"), "query"),
+    **dict.fromkeys(("Matcher", "build_selector", "parse_selector"), "selector"),
+    **dict.fromkeys(("Deadline", "TransportOptions"), "transport"),
+}
 
 __all__ = [
     "DEFAULT_MAX_NODES",
@@ -43,3 +61,12 @@ __all__ = [
     "resolve_profile_type",
     "split_url",
 ]
+
+
+if not TYPE_CHECKING:  # for mypy the names are the imports above
+
+    def __getattr__(name: str) -> Any:
+        module = _WHERE.get(name)
+        if module is None:
+            raise AttributeError(f"module 'explainer.pyroscope' has no attribute {name!r}")
+        return getattr(importlib.import_module(f"explainer.pyroscope.{module}"), name)

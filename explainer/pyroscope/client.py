@@ -20,11 +20,10 @@ import requests
 from explainer.errors import BadResponseError, EmptyResultError, ExplainerError
 from explainer.model import Profile, SampleType, Source
 from explainer.pyroscope.auth import Credentials, split_url
-from explainer.pyroscope.query import ProfileType, Query, TimeRange, resolve_profile_type
+from explainer.pyroscope.query import DEFAULT_TIMEOUT, ProfileType, Query, TimeRange, resolve_profile_type
 from explainer.pyroscope.transport import ApiUnavailableError, Deadline, Event, Transport, TransportOptions
 from explainer.symbols import clean
 
-DEFAULT_TIMEOUT = 30.0
 _SERVICE = "/querier.v1.QuerierService/"
 _RENDER = "/pyroscope/render"
 

@@ -15,7 +15,7 @@ from explainer import units
 from explainer.analysis.functions import TopList
 from explainer.analysis.summary import Summary
 from explainer.knowledge import category_breakdown, format_breakdown
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 SCHEMA_VERSION = 1
 
@@ -68,6 +68,7 @@ def _rows(lst: TopList) -> list[dict[str, Any]]:
 def to_json(summary: Summary) -> dict[str, Any]:
     p = summary.profile
     chain = summary.chain
+    runtime = guess_runtime(p.names)
     return {
         "schema": SCHEMA_VERSION,
         "source": {
@@ -102,7 +103,13 @@ def to_json(summary: Summary) -> dict[str, Any]:
             "target": chain.target,
             "value": chain.value,
             "steps": [
-                {"name": s.name, "width": s.width, "self": s.self, "total": s.total, "kind": decode(s.name).kind}
+                {
+                    "name": s.name,
+                    "width": s.width,
+                    "self": s.self,
+                    "total": s.total,
+                    "kind": decode(s.name, runtime).kind,
+                }
                 for s in chain.steps
             ],
         },
@@ -140,9 +147,10 @@ def chain_lines(summary: Summary, width: int = 70) -> list[str]:
     if chain is None:
         return []
     out = []
+    runtime = guess_runtime(summary.profile.names)
     for i, step in enumerate(chain.steps):
         marker = "└─" if i == len(chain.steps) - 1 else "├─"
-        meaning = decode(step.name).meaning
+        meaning = decode(step.name, runtime).meaning
         out.append(
             f"  {marker} {clean(step.name, width)}  [{units.format_value(step.width, summary.unit)}, self "
             f"{units.format_value(step.self, summary.unit)}]  {meaning}"
@@ -211,8 +219,10 @@ def to_markdown(summary: Summary) -> str:
             )
     if summary.chain:
         out += ["", "## Heaviest call chain (entry point first)", ""]
+        runtime = guess_runtime(p.names)
         for i, s in enumerate(summary.chain.steps, 1):
-            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, unit)}; {decode(s.name).meaning}")
+            meaning = decode(s.name, runtime).meaning
+            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, unit)}; {meaning}")
     notes = truncation_notes(summary)
     if notes:
         out += ["", "## Notes", ""] + [f"- {n}" for n in notes]

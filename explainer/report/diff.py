@@ -17,7 +17,7 @@ from explainer import units
 from explainer.analysis.diff import Diff, FunctionChange, Order, Presence
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 SCHEMA_VERSION = 1
 _PRESENCE: tuple[tuple[Presence, str], ...] = (("new", "New"), ("vanished", "Vanished"))
@@ -232,8 +232,10 @@ def to_markdown(diff: Diff, top: int = 10) -> str:
         out += ["", "## New and vanished functions", "", *bullets]
     if diff.chain:
         out += ["", f"## {chain_title(diff, md_cell)}", ""]
+        runtime = guess_runtime(diff.after.names)
         for i, s in enumerate(diff.chain.steps, 1):
-            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {decode(s.name).meaning}")
+            meaning = decode(s.name, runtime).meaning
+            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {meaning}")
     if diff.notes:
         out += ["", "## Notes", "", *[f"- {n}" for n in diff.notes]]
     return "\n".join(out) + "\n"

@@ -22,6 +22,7 @@ from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.model import Profile
+from explainer.reading import Reading, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import coverage_sentence, md_cell, truncation_notes
 from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
@@ -57,6 +58,7 @@ def handoff_markdown(
     model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`.
     """
     summary = summary or summarize(profile, Options(top=top))
+    reading = read(summary)
     diff = diff_profiles(baseline, summary.profile, floor) if baseline is not None else None
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
@@ -64,14 +66,14 @@ def handoff_markdown(
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
-    out += headline_section(summary, diff)
+    out += headline_section(reading, diff)
     if summary.total:
-        out += consumers_section(summary, top)
-        out += chains_section(summary, top)
+        out += consumers_section(reading, top)
+        out += chains_section(reading, top)
     if diff is not None:
         out += changes_section(diff, top)
     out += ignore_section(summary)
-    out += parts.next_steps(summary, diff, meaning, grafana_url is not None)
+    out += parts.next_steps(reading, diff, meaning, grafana_url is not None)
     out += coverage_section(summary, diff, meaning, top)
     out += reproduce_section(summary.profile, baseline, now)
     while out and not out[-1]:
@@ -141,7 +143,8 @@ def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, d
     return [*out, ""]
 
 
-def headline_section(summary: Summary, diff: Diff | None) -> list[str]:
+def headline_section(reading: Reading, diff: Diff | None) -> list[str]:
+    summary = reading.summary
     unit, total = summary.unit, summary.total
     out = [
         "## Headline",
@@ -155,13 +158,13 @@ def headline_section(summary: Summary, diff: Diff | None) -> list[str]:
             f"- Biggest consumer: {md_cell(r.name)}, **{units.format_value(r.self, unit)}** self "
             f"({units.format_share(r.self, total)} of the total)."
         )
-    responsible = parts.most_responsible(summary)
+    responsible = reading.responsible
     if responsible is not None:
         out.append(
             f"- Most responsible (the widest bar where the stacks branch): {md_cell(responsible.name)}, "
             f"{units.format_value(responsible.total, unit)} total ({units.format_share(responsible.total, total)})."
         )
-    out += parts.category_lines(summary.profile)
+    out += parts.category_lines(reading)
     if diff is not None:
         regress = diff.regressions("self")
         lead = "; no significant regression"
@@ -173,7 +176,8 @@ def headline_section(summary: Summary, diff: Diff | None) -> list[str]:
     return [*out, ""]
 
 
-def consumers_section(summary: Summary, top: int) -> list[str]:
+def consumers_section(reading: Reading, top: int) -> list[str]:
+    summary = reading.summary
     unit, total = summary.unit, summary.total
     shown = top_list(summary.stats, "self", top)  # a passed-in summary may hold more rows than we show
     out = [
@@ -187,15 +191,16 @@ def consumers_section(summary: Summary, top: int) -> list[str]:
     for i, r in enumerate(shown.rows, 1):
         out.append(
             f"| {i} | {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
-            f"{parts.what_it_is(r.name)} |"
+            f"{parts.what_it_is(r.name, summary.profile)} |"
         )
-    sites = parts.sites_line(summary, top)
+    sites = parts.sites_line(reading, top)
     return [*out, *(["", *sites] if sites else []), ""]
 
 
-def chains_section(summary: Summary, top: int) -> list[str]:
+def chains_section(reading: Reading, top: int) -> list[str]:
     """How the top consumers are reached: the heaviest chain to each, common entry frames folded."""
-    chains = parts.chains_to(summary, min(top, 3))
+    summary = reading.summary
+    chains = parts.chains_to(reading, min(top, 3))
     if not chains:
         return []
     common = parts.common_prefix(chains)

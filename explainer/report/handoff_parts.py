@@ -1,8 +1,7 @@
 """Pieces of the handoff report that are not sections: names, labels, chains, knowledge look-ups.
 
-``explainer.knowledge`` and ``explainer.explain`` are optional here: every look-up checks the
-shape of what it gets back and falls back to the symbol conventions, so the report never
-depends on their being installed and never prints a half-understood object.
+Which frame is responsible, where to start and what role a frame plays come from the shared
+:class:`~explainer.reading.Reading`, so the report names the same frames as the chat.
 """
 
 from __future__ import annotations
@@ -12,25 +11,18 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from explainer import units
-from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
+from explainer import knowledge, units
+from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.analysis.functions import TopRow, ranked, top
+from explainer.analysis.functions import ranked, top
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Summary
-from explainer.errors import NoSuchFunctionError
 from explainer.model import Profile
+from explainer.reading import Reading
 from explainer.report.analyze import md_cell
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
-from explainer.symbols import clean, decode
-
-try:  # optional: without the knowledge base the symbol conventions explain each frame
-    from explainer import knowledge as _kb
-    from explainer.knowledge import Entry
-    from explainer.knowledge.classify import ALLOCATOR
-except ImportError:  # pragma: no cover - depends on the build
-    _kb = None  # type: ignore[assignment]
+from explainer.symbols import clean, decode, guess_runtime
 
 MAX_LABELS = 6
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -91,19 +83,6 @@ def peak_line(peak: Window, unit: str) -> str:
     )
 
 
-def _lookup(name: str) -> Entry | None:
-    return _kb.lookup(name) if _kb is not None else None
-
-
-def is_runtime(name: str) -> bool:
-    return _kb is not None and _kb.is_runtime(name)
-
-
-def is_allocator(name: str) -> bool:
-    """The CUDA caching allocator and driver: the widest leaves of a symbolized GPU-memory profile."""
-    return _kb is not None and _kb.classify(name) == ALLOCATOR
-
-
 def _short(text: str, limit: int = 120) -> str:
     """The first sentence, cut at a clause boundary (or a word) when it is still long."""
     head, dot, _ = text.partition(". ")
@@ -116,84 +95,51 @@ def _short(text: str, limit: int = 120) -> str:
     return text[:cut].rstrip(" ,;:") + "…"
 
 
-def what_it_is(name: str) -> str:
-    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's."""
-    entry = _lookup(name)
+def what_it_is(name: str, profile: Profile | None = None) -> str:
+    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
+    (read with the profile's runtime, which settles labels several languages write alike)."""
+    entry = knowledge.lookup(name)
     if entry is not None and entry.explanation:
         return md_text(f"{entry.label}: {_short(entry.explanation)}", 200)
-    return md_text(decode(name).meaning, 160)
+    runtime = guess_runtime(profile.names) if profile is not None else None
+    return md_text(decode(name, runtime).meaning, 160)
 
 
 def actions(name: str) -> list[str]:
     """``knob: effect`` for each curated action on this frame."""
-    entry = _lookup(name)
+    entry = knowledge.lookup(name)
     return [f"{a.knob}: {a.effect}" for a in entry.actions] if entry is not None else []
 
 
-def category_lines(profile: Profile) -> list[str]:
-    """``- By category: KV cache 73.8%, ...`` from the knowledge base, when it is installed."""
-    if _kb is None or not profile.total or units.kind_of(profile.unit) != "bytes":
-        return []  # the categories are kinds of (GPU) memory: they say nothing about time
-    shares = _kb.category_breakdown(profile)
-    return [f"- By category: {md_text(_kb.format_breakdown(shares), 400)}."] if shares else []
-
-
-def sites_line(summary: Summary, n: int) -> list[str]:
-    """Where the top consumers are allocator frames: the application frames that asked for the memory."""
-    if _kb is None or not any(is_allocator(r.name) for r in top(summary.stats, "self", 3).rows):
+def category_lines(reading: Reading) -> list[str]:
+    """``- By category: KV cache 73.8%, ...``; the categories are kinds of (GPU) memory, never of time."""
+    if not reading.categories:
         return []
-    sites = _kb.allocation_sites(summary.profile, n)
-    if not sites:
+    return [f"- By category: {md_text(knowledge.format_breakdown(reading.categories), 400)}."]
+
+
+def sites_line(reading: Reading, n: int) -> list[str]:
+    """Where the top consumers are allocator frames: the application frames that asked for the memory."""
+    top3 = top(reading.summary.stats, "self", 3).rows
+    if not reading.sites or not any(reading.role(r.name) == "allocator" for r in top3):
         return []
     shown = ", ".join(
-        f"{md_cell(s.name)} {units.format_share(s.share, 1)} ({md_text(_kb.label(s.category), 60)})" for s in sites
+        f"{md_cell(s.name)} {units.format_share(s.share, 1)} ({md_text(knowledge.label(s.category), 60)})"
+        for s in reading.sites[:n]
     )
     return [f"Allocator frames only carry requests; by the nearest application frame that asked: {shown}."]
 
 
-def focus_row(summary: Summary) -> tuple[str, int] | None:
-    """The function to start with: the biggest consumer, or the biggest allocation site if that is the allocator."""
-    rows = summary.top_self.rows
-    if not rows:
-        return None
-    if _kb is not None and is_allocator(rows[0].name):
-        sites = _kb.allocation_sites(summary.profile, 1)
-        if sites and not is_runtime(sites[0].name):
-            return sites[0].name, sites[0].self
-    return rows[0].name, rows[0].self
-
-
-def chains_to(summary: Summary, n: int) -> list[Chain]:
+def chains_to(reading: Reading, n: int) -> list[Chain]:
     """Heaviest chains to the top consumers (to their allocation sites when those are allocator frames)."""
-    names = [r.name for r in top(summary.stats, "self", n).rows]
-    if _kb is not None and any(is_allocator(name) for name in names):
-        names = [s.name for s in _kb.allocation_sites(summary.profile, n)] or names
-    out: list[Chain] = []
-    for name in names:
-        fid = summary.profile.function_id(name)
-        if fid is None:
-            continue
-        try:
-            out.append(heaviest_chain(summary.profile, summary.stats, fid))
-        except NoSuchFunctionError:  # reached only off the widest path: leave it out, do not guess
-            continue
-    return out
-
-
-def _skippable(name: str) -> bool:
-    """Frames that say nothing about why: runtime, interpreter and unresolved ones."""
-    kind = decode(name).kind
-    return name == TRAMPOLINE or kind in ("address", "unknown", "module", "other", "elided") or is_runtime(name)
-
-
-def most_responsible(summary: Summary) -> TopRow | None:
-    """The widest application bar that not (nearly) every stack passes through: where the profile branches."""
-    stats = summary.stats
-    for fid in ranked(stats, "total").tolist():
-        s, t = stats.of(fid)
-        if 1000 * t < 999 * summary.total and not _skippable(summary.profile.names[fid]):
-            return TopRow(fid, summary.profile.names[fid], s, t)
-    return None
+    summary = reading.summary
+    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
+    if any(reading.role(name) == "allocator" for name in names):
+        names = [s.name for s in reading.sites[:n]] or names
+    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    chains = heaviest_chains(summary.profile, summary.stats, ids)  # one pass over the frames for all
+    # None: reached only off the widest path; left out, not guessed
+    return [c for c in (chains[fid] for fid in ids) if c is not None]
 
 
 def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
@@ -239,10 +185,10 @@ def _consumed(unit: str) -> str:
     return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(unit), "counted")
 
 
-def next_steps(summary: Summary, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
+def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
     steps: list[str] = []
-    unit, total = summary.unit, summary.total
-    focus = focus_row(summary)
+    unit, total = reading.summary.unit, reading.summary.total
+    focus = reading.focus
     if focus is not None:
         name, value = focus
         steps.append(
@@ -256,7 +202,7 @@ def next_steps(summary: Summary, diff: Diff | None, meaning: Meaning, has_grafan
         c = diff.regressions("self")[0]
         grew = units.format_value(c.delta(), unit)
         steps.append(f"Find out why {md_cell(c.name)} grew by {grew} since the baseline.")
-    if meaning.rerun or (_kb is None and summary.unresolved_share >= 0.2):
+    if meaning.rerun:
         steps.append("Run the workload again and re-profile: the profiler resolves symbols after it has seen it once.")
     if has_grafana:
         steps.append("Open the Grafana link above, search for the top function and use Focus block on its chain.")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote, urlsplit
 
-from explainer import units
+from explainer import knowledge, units
 from explainer.errors import QueryError
 from explainer.model import Profile
 
@@ -28,11 +28,6 @@ _KIND_MEANINGS = {
     "count": "a count of samples or events, by call stack",
 }
 
-try:  # the curated knowledge is optional: without it the report says less, never something wrong
-    from explainer import knowledge as _kb
-except ImportError:  # pragma: no cover - depends on the build
-    _kb = None  # type: ignore[assignment]
-
 
 @dataclass(frozen=True, slots=True)
 class Meaning:
@@ -44,19 +39,16 @@ class Meaning:
 
 def values_meaning(profile: Profile) -> Meaning:
     """What a value of this profile counts, and the caveats that go with it."""
-    if _kb is None:
-        kind = units.kind_of(profile.unit)
-        return Meaning(_KIND_MEANINGS[kind], (), "", False)
-    sem = _kb.semantics(profile)
+    sem = knowledge.semantics(profile)
     text = sem.meaning
     if text.startswith("values of "):  # a sample type it does not know: the unit still says what is counted
         text = _KIND_MEANINGS[units.kind_of(profile.unit)]
-    # the knowledge base words its symbol caveat around "raw addresses"; the report puts that one
-    # under coverage, next to the other things that limit what the numbers can say
-    unresolved = [c for c in sem.caveats if "raw addresses" in c]
-    caveats = tuple(c for c in sem.caveats if c not in unresolved)
-    note = unresolved[0] if unresolved else ""
-    return Meaning(text, caveats, note, "run the workload again" in note.lower())
+    # the report puts the symbol caveat under coverage, next to the other things that limit what the
+    # numbers can say
+    symbols = next((c for c in sem.caveats if c.about_symbols), None)
+    caveats = tuple(c.text for c in sem.caveats if not c.about_symbols)
+    note = symbols.text if symbols is not None else ""
+    return Meaning(text, caveats, note, symbols is not None and symbols.kind == "unresolved-rerun")
 
 
 @dataclass(frozen=True, slots=True)

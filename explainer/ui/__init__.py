@@ -2,5 +2,6 @@
 
 ``app.py`` only wires these together; everything here takes the ``streamlit`` module's
 functions at call time and keeps its data in ``st.session_state`` (one session, one
-:class:`~explainer.ui.state.SessionData`), so nothing is shared between browser sessions.
+:class:`~explainer.ui.state.SessionData`). Only immutable analysis is shared between browser
+sessions, by content (:mod:`explainer.ui.cache`).
 """

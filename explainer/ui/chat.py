@@ -17,6 +17,7 @@ from explainer.explain.safety import defang_images
 from explainer.model import Profile
 from explainer.report.analyze import md_cell
 from explainer.symbols import clean
+from explainer.ui.cache import summary as shared_summary
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData, Turn
 
@@ -32,6 +33,9 @@ def _status(st: Any, turn: Turn) -> None:
         claims = ", ".join(md_cell(c) for c in turn.unverified[:8])
         st.warning(f"Unverified: {len(turn.unverified)} claim(s) did not match the profile: {claims}", icon="⚠️")
     checked = f"✓ {turn.checked} number(s) checked against the profile" if turn.checked else "no numbers to check"
+    if turn.checked:
+        verified, derived, unbound, wrong = turn.verdicts
+        checked += f" ({verified} verified, {derived} derived, {unbound} unbound, {wrong} wrong)"
     cut = " · ⚠ the answer was cut short" if turn.incomplete else ""
     st.caption(f"{checked} · answered {'offline' if turn.mode == OFFLINE else md_cell(turn.mode)}{cut}")
 
@@ -55,6 +59,12 @@ def _answer_turn(answer: Answer | None, text: str, mode_label: str) -> Turn:
         mode=OFFLINE if answer.mode == "offline" else mode_label,
         checked=answer.verification.checked,
         unverified=tuple(clean(str(u), 160) for u in answer.verification.unverified),
+        verdicts=(
+            answer.verification.verified,
+            answer.verification.derived,
+            answer.verification.unbound,
+            answer.verification.wrong,
+        ),
         notice=answer.notice or "",
         incomplete=answer.incomplete,
     )
@@ -193,7 +203,11 @@ def conversation(
         state.pending, state.focus, state.conversation_key = None, "", key
     if mode not in state.conversations:
         state.conversations[mode] = Conversation(
-            profile, settings=without_secrets(settings), mode="llm" if mode == MODEL else "offline", baseline=baseline
+            profile,
+            settings=without_secrets(settings),
+            mode="llm" if mode == MODEL else "offline",
+            baseline=baseline,
+            summary=shared_summary(profile),  # the page's, not a second analysis per session
         )
     return Keyed(state.conversations[mode], settings)
 

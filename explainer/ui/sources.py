@@ -20,8 +20,9 @@ from explainer import units
 from explainer.demo import demo_profile
 from explainer.errors import ExplainerError, SizeLimitError
 from explainer.model import Profile
-from explainer.readers import ReadOptions, read_bytes, read_path
+from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
+from explainer.ui.cache import SHARED, input_key
 from explainer.ui.state import Loaded, SessionData
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,10 @@ def load_upload(name: str, size: int, read: Callable[[], bytes], options: ReadOp
             f"{clean(name, 80)} is {size:,} bytes, over the upload limit ({limits_help(options)})",
             hint="use the CLI for larger profiles: explainer analyze FILE",
         )
-    return read_bytes(read(), options, location=clean(name, 120), kind="upload")
+    data, location = read(), clean(name, 120)
+    # sessions uploading the very same bytes under the same name share one parsed profile
+    key = input_key(data, options, location, "upload")
+    return SHARED.profile(key, lambda: read_bytes(data, options, location=location, kind="upload"))
 
 
 def parse_cached(state: SessionData, slot: str, uploaded: Any, options: ReadOptions) -> Loaded:
@@ -138,16 +142,19 @@ def _uploaded_profile(st: Any, state: SessionData, slot: str, label: str, help_t
 def start_profile(state: SessionData, argv: list[str], errors: list[str], secrets: Any = None) -> tuple[Profile, str]:
     """The profile a session opens on: ``streamlit run app.py -- FILE`` if given, else the demo.
 
-    Read once per session (not shared: each session owns its copy, as with uploads).
+    Read once per content for all sessions (:mod:`explainer.ui.cache`), as uploads are.
     """
     if state.demo is None:
         if argv:
             try:
-                state.demo = read_path(argv[0], app_options(secrets))
+                options = app_options(secrets)
+                data = read_file_bytes(argv[0], options)
+                key = input_key(bytes(data), options, argv[0], "file")
+                state.demo = SHARED.profile(key, lambda: read_bytes(data, options, location=argv[0]))
             except Exception as exc:  # a bad path on the command line: say so and open the demo
                 state.start_error = f"{clean(argv[0], 120)}: {friendly(exc)}"
         if state.demo is None:
-            state.demo = demo_profile()
+            state.demo = SHARED.profile(("demo",), demo_profile)
     if state.start_error:
         errors.append(state.start_error)
     label = DEMO if state.demo.source.kind == "demo" else clean(Path(state.demo.source.location).name, 120)

@@ -1,9 +1,10 @@
 """Everything one browser session remembers, kept in ``st.session_state`` under one key.
 
 Nothing here is module-global and mutable: Streamlit runs every session's script in the
-same process, so a module-level dict or cache would leak one user's profile into another
-user's page. Derived data (summary, call tree, table) is cached per session and keyed by the
-profile object, which is immutable.
+same process, so a module-level dict keyed by anything a session does not hold would leak one
+user's profile into another user's page. The immutable analysis of a profile (the profile read,
+its summary, call tree and table) is shared in :mod:`explainer.ui.cache`, found only by the
+input's content or the profile object; what a session does (chat, focus, zoom) lives here.
 
 Secrets never live here: API keys come from ``st.secrets``/the environment on every run, and
 Pyroscope credentials stay in their password widgets only.
@@ -34,6 +35,7 @@ class Turn:
     mode: str = ""  # "offline" or the model's name
     checked: int = 0  # numbers checked against the profile
     unverified: tuple[str, ...] = ()
+    verdicts: tuple[int, int, int, int] = (0, 0, 0, 0)  # numbers verified, derived, unbound, wrong
     notice: str = ""
     incomplete: bool = False
 

@@ -13,7 +13,7 @@ import pandas as pd
 from explainer import units
 from explainer.analysis.summary import Summary
 from explainer.report.analyze import md_cell, truncation_notes
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 TABLE_ROWS = 500
 """Rows handed to the grid after searching; the caption says how many matched in all."""
@@ -40,6 +40,7 @@ def function_table(summary: Summary) -> pd.DataFrame:
     self_v = stats.self_values[ids]
     total_v = stats.total_values[ids]
     suffix, factor = display_scale(total, summary.unit)
+    runtime = guess_runtime(names)
     frame = pd.DataFrame(
         {
             "function": [clean(names[i]) for i in ids],
@@ -47,7 +48,7 @@ def function_table(summary: Summary) -> pd.DataFrame:
             "self %": 100.0 * self_v / max(total, 1),
             f"total ({suffix})": total_v / factor,
             "total %": 100.0 * total_v / max(total, 1),
-            "meaning": [decode(names[i]).meaning for i in ids],
+            "meaning": [decode(names[i], runtime).meaning for i in ids],
         }
     )
     return frame.sort_values(["self %", "total %"], ascending=False, kind="stable").reset_index(drop=True)
@@ -107,13 +108,14 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
     if chain is None:
         return None
     unit, total = summary.unit, summary.total
+    runtime = guess_runtime(summary.profile.names)
     return pd.DataFrame(
         {
             "function": [clean(s.name) for s in chain.steps],
             "bar width": [units.format_value(s.width, unit) for s in chain.steps],
             "share": [units.format_share(s.width, total) for s in chain.steps],
             "self": [units.format_value(s.self, unit) for s in chain.steps],
-            "meaning": [decode(s.name).meaning for s in chain.steps],
+            "meaning": [decode(s.name, runtime).meaning for s in chain.steps],
         }
     )
 

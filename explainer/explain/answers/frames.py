@@ -7,21 +7,30 @@ import itertools
 
 from explainer.analysis.chain import Chain, ChainStep
 from explainer.analysis.sandwich import ENTRY, SELF
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
 MAX_STEPS = 24
-_CONVENTIONS = {
-    "method": "The label convention: *Class > method* (also written with a slash or a dot between the two) is a "
-    "method of that class.",
-    "constructor": "The label convention: a method named __init__ is the constructor of its class, so an object of "
-    "that class is being created, and what it allocates is what building that object costs.",
-    "function": "A name on its own is a module-level function (def name(), not inside a class).",
-    "module": "`<module>` is the top level of a script or module: code outside any function, such as the entry "
-    "script or an import.",
-    "trampoline": "It is not your code: CPython's dispatch between Python calls. Ignore it when reading a chain.",
-    "address": "A raw address is native C, C++ or CUDA code with no symbol available. On a first run, start-up "
-    "work is often unresolved; once the profiler has seen the workload, re-running it resolves the symbols.",
+_CONVENTIONS = {  # extracted for translation: see language.py
+    "method": N_(
+        "The label convention: *Class > method* (also written with a slash or a dot between the two) is a "
+        "method of that class."
+    ),
+    "constructor": N_(
+        "The label convention: a method named __init__ is the constructor of its class, so an object of "
+        "that class is being created, and what it allocates is what building that object costs."
+    ),
+    "function": N_("A name on its own is a module-level function (def name(), not inside a class)."),
+    "module": N_(
+        "`<module>` is the top level of a script or module: code outside any function, such as the entry "
+        "script or an import."
+    ),
+    "trampoline": N_("It is not your code: CPython's dispatch between Python calls. Ignore it when reading a chain."),
+    "address": N_(
+        "A raw address is native C, C++ or CUDA code with no symbol available. On a first run, start-up "
+        "work is often unresolved; once the profiler has seen the workload, re-running it resolves the symbols."
+    ),
 }
 Item = ChainStep | tuple[int, str]  # a step, or (count, example) for a run of collapsed frames
 
@@ -61,14 +70,22 @@ def chain(w: Writer, fid: int | None) -> str | None:
     found = ctx.chain_to(target)
     if found is None:
         w.add(
-            f"I could not follow one chain to {w.name(name)}: it is only reached off the widest paths. "
-            "Here is who calls it instead.",
+            w.t(
+                "I could not follow one chain to {name}: it is only reached off the widest paths. Here is who "
+                "calls it instead.",
+                name=w.name(name),
+            ),
             "",
         )
         return callers(w, target)
     w.add(
-        f"**The heaviest call chain to {w.name(name)}, read from the entry point (the bottom of the flame "
-        f"graph) up to where the {ctx.resource} is {ctx.verb}:**",
+        w.t(
+            "**The heaviest call chain to {name}, read from the entry point (the bottom of the flame graph) up to "
+            "where the {resource} {is_verb}:**",
+            name=w.name(name),
+            resource=w.resource,
+            verb=w.verb,
+        ),
         "",
     )
     items = _display(w, found)
@@ -78,10 +95,15 @@ def chain(w: Writer, fid: int | None) -> str | None:
     if found.value < found.target_total:
         w.add(
             "",
-            f"This chain carries {w.v(found.value)} of the {w.v(found.target_total)} that reaches "
-            f"{w.name(name)}; the rest comes through other callers (ask who calls it).",
+            w.t(
+                "This chain carries {value} of the {total} that reaches {name}; the rest comes through other "
+                "callers (ask who calls it).",
+                value=w.v(found.value),
+                total=w.v(found.target_total),
+                name=w.name(name),
+            ),
         )
-    w.add("", "Each bar called the one above it, so reading up the list answers why the last function ran.")
+    w.add("", w.t("Each bar called the one above it, so reading up the list answers why the last function ran."))
     return name
 
 
@@ -89,14 +111,28 @@ def _step_line(w: Writer, item: Item, first: bool, last: bool) -> str:
     if isinstance(item, tuple):
         count, example = item
         if example == "steps":
-            return f"… {w.n(count)} more steps …"
-        frames = "an interpreter or native frame" if count == 1 else f"{w.n(count)} interpreter or native frames"
-        return f"… {frames} (such as {w.name(example)}): skip …"
-    total = w.ctx.total
-    line = f"{w.name(item.name)} — {w.v(item.total)} total ({w.p(item.total, total)})"
+            return w.tn("… {count} more step …", "… {count} more steps …", count, count=w.n(count))
+        return w.tn(
+            "… an interpreter or native frame (such as {name}): skip …",
+            "… {count} interpreter or native frames (such as {name}): skip …",
+            count,
+            count=w.n(count),
+            name=w.name(example),
+        )
+    line = w.t(
+        "{name} — {total} total ({share})",
+        name=w.name(item.name),
+        total=w.v(item.total),
+        share=w.p(item.total, w.ctx.total),
+    )
     if item.self:
-        line += f", {w.v(item.self)} self"
-    role = " This is the entry point." if first else f" Here the {w.ctx.resource} is {w.ctx.verb}." if last else ""
+        line += w.t(", {self} self", self=w.v(item.self))
+    if first:
+        role = " " + w.t("This is the entry point.")
+    elif last:
+        role = " " + w.t("Here the {resource} {is_verb}.", resource=w.resource, verb=w.verb)
+    else:
+        role = ""
     return f"{line}. {w.meaning(item.name)}{role}"
 
 
@@ -107,9 +143,15 @@ def _narrowing(w: Writer, found: Chain) -> None:
         if step.total < prev.total and prev.total - step.total >= 0.01 * w.ctx.total:
             w.add(
                 "",
-                f"Reading it: up to {w.name(prev.name)} the bars are {w.v(prev.total)} wide; at "
-                f"{w.name(step.name)} the chain narrows to {w.v(step.total)}, because {w.name(prev.name)} also "
-                f"calls other things ({w.v(prev.total - step.total)} more).",
+                w.t(
+                    "Reading it: up to {prev} the bars are {wide} wide; at {step} the chain narrows to {narrow}, "
+                    "because {prev} also calls other things ({more} more).",
+                    prev=w.name(prev.name),
+                    wide=w.v(prev.total),
+                    step=w.name(step.name),
+                    narrow=w.v(step.total),
+                    more=w.v(prev.total - step.total),
+                ),
             )
             return
 
@@ -118,52 +160,58 @@ def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
     ctx = w.ctx
     name = ctx.profile.names[fid] if fid is not None else (written or "")
     look = name if fid is not None else name.rstrip(".…")  # "0x7f15..." is an address, cut short
-    sym = decode(look)
+    sym = decode(look, w.runtime)
     w.add(f"**{w.name(name)}**: {cap(w.convention(look))}")
-    convention = _CONVENTIONS.get(sym.kind)
+    # the conventions are the seed's, for Python labels and raw addresses; other languages' readings stand alone
+    seed = (sym.language in ("python", "") and not sym.file) or sym.kind == "address"
+    convention = _CONVENTIONS.get(sym.kind) if seed else None
     if convention:
-        w.add("", convention)
+        w.add("", w.t(convention))
     known = w.meaning(look, full=True) if fid is not None or written else ""
     if known and known != cap(w.convention(look)):
         w.add("", known)
         knobs = w.knobs(look)
         if knobs:
-            w.add("", "What changes it:", "", *(f"- {k}" for k in knobs))
+            w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
     if fid is None:
         _not_found(w, written or name)
         if sym.kind == "address" and ctx.summary.unresolved_share > 0:
-            w.add("", f"In this profile {w.p(ctx.summary.unresolved_share, 1)} of the total ends in raw addresses.")
+            _unresolved(w)
         return None
     _numbers(w, fid)
     if sym.kind == "address":
-        w.add("", f"In this profile {w.p(ctx.summary.unresolved_share, 1)} of the total ends in raw addresses.")
+        _unresolved(w)
     return name
+
+
+def _unresolved(w: Writer) -> None:
+    share = w.p(w.ctx.summary.unresolved_share, 1)
+    w.add("", w.t("In this profile {share} of the total ends in raw addresses.", share=share))
 
 
 def _not_found(w: Writer, written: str) -> None:
     similar = w.ctx.names.search(written.rstrip("().…"), 5) if len(written) >= 3 else []
-    w.add("", f"{w.name(written)} does not appear in this profile.")
+    w.add("", w.t("{name} does not appear in this profile.", name=w.name(written)))
     if similar:
-        w.add("Similar names in it: " + ", ".join(w.name(w.ctx.profile.names[i]) for i in similar[:5]) + ".")
+        names = ", ".join(w.name(w.ctx.profile.names[i]) for i in similar[:5])
+        w.add(w.t("Similar names in it: {names}.", names=names))
 
 
 def _numbers(w: Writer, fid: int) -> None:
     ctx = w.ctx
     s, t = ctx.of(fid)
-    w.add("", f"In this profile: total {w.vp(t)}, self {w.vp(s)}.")
+    w.add("", w.t("In this profile: total {total}, self {self}.", total=w.vp(t), self=w.vp(s)))
     if ctx.is_noise(ctx.profile.names[fid]):
         return  # callers and callees of interpreter dispatch or an address say nothing (and cost the most)
     sw = ctx.sandwich(fid, 4)
     callees = [c for c in sw.callees if c.name != SELF][:3]
     if s == 0 and callees:
-        w.add(
-            f"It {ctx.verb} nothing itself; what it calls does: "
-            + ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees)
-            + "."
-        )
+        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees)
+        w.add(w.t("It {verb} nothing itself; what it calls does: {callees}.", verb=w.verb, callees=listed))
     callers_ = [c for c in sw.callers if c.name != ENTRY][:3]
     if callers_:
-        w.add("Called mostly from " + ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_) + ".")
+        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_)
+        w.add(w.t("Called mostly from {callers}.", callers=listed))
 
 
 def function(w: Writer, fid: int) -> str | None:
@@ -171,22 +219,31 @@ def function(w: Writer, fid: int) -> str | None:
     name = ctx.profile.names[fid]
     s, t = ctx.of(fid)
     w.add(
-        f"**{w.name(name)}: {w.v(s)} self ({w.p(s)}), {w.v(t)} total ({w.p(t)}).**",
+        w.t(
+            "**{name}: {self} self ({self_share}), {total} total ({total_share}).**",
+            name=w.name(name),
+            self=w.v(s),
+            self_share=w.p(s),
+            total=w.v(t),
+            total_share=w.p(t),
+        ),
         "",
-        f"What it is: {w.meaning(name, full=True)}",
+        w.t("What it is: {meaning}", meaning=w.meaning(name, full=True)),
     )
     knobs = w.knobs(name)
     if knobs:
-        w.add("", "What changes it:", "", *(f"- {k}" for k in knobs))
+        w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
     sw = ctx.sandwich(fid, 4)
     callees = [c for c in sw.callees if c.name != SELF][:3]
     if callees:
-        w.add("", "It calls " + ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees) + ".")
+        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees)
+        w.add("", w.t("It calls {callees}.", callees=listed))
     callers_ = [c for c in sw.callers if c.name != ENTRY][:3]
     if callers_:
-        w.add("", "It is called from " + ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_) + ".")
+        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_)
+        w.add("", w.t("It is called from {callers}.", callers=listed))
     if s == 0 and t > 0:
-        w.add("", f"Self is {w.v(0)}: it only passes calls on, so look at what it calls for the source.")
+        w.add("", w.t("Self is {zero}: it only passes calls on, so look at what it calls for the source.", zero=w.v(0)))
     return name
 
 
@@ -204,15 +261,20 @@ def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     sw = ctx.sandwich(fid, 10)
     rows = sw.callers if side == "callers" else sw.callees
     s, t = ctx.of(fid)
-    what = "Callers of" if side == "callers" else "What is called by"
-    w.add(f"**{what} {w.name(name)}** (total {w.vp(t)}, self {w.v(s)}), heaviest first:", "")
+    values = {"name": w.name(name), "total": w.vp(t), "self": w.v(s)}
+    if side == "callers":
+        w.add(w.t("**Callers of {name}** (total {total}, self {self}), heaviest first:", **values), "")
+    else:
+        w.add(w.t("**What is called by {name}** (total {total}, self {self}), heaviest first:", **values), "")
     cells = [[w.name(r.name) if r.name not in (ENTRY, SELF) else r.name, w.v(r.value), w.p(r.value, t)] for r in rows]
-    w.table(["function", "through it" if side == "callers" else "value", "share of its total"], cells)
-    w.add(
-        "",
-        "Each row counts a stack once, so the shares can add up to more than 100% when a function is "
-        "reached several ways in one stack."
-        if side == "callers"
-        else f"`(self)` is what {w.name(name)} {ctx.verb} directly.",
-    )
+    middle = w.t("through it") if side == "callers" else w.t("value")
+    w.table([w.t("function"), middle, w.t("share of its total")], cells)
+    if side == "callers":
+        note = w.t(
+            "Each row counts a stack once, so the shares can add up to more than 100% when a function is reached "
+            "several ways in one stack."
+        )
+    else:
+        note = w.t("`(self)` is what {name} {verb} directly.", name=w.name(name), verb=w.verb)
+    w.add("", note)
     return name

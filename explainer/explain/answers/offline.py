@@ -1,10 +1,10 @@
 """The offline explainer: deterministic answers, with this profile's numbers, to the questions of
 the domain guide. Nothing leaves the machine; this is what people meet first.
 
-A question is classified (:mod:`explainer.explain.question.intents`), the frame it names is matched to the
-profile, and one answer function writes Markdown through a
-:class:`~explainer.explain.answers.writer.Writer`, which records every number it formats. The analysis
-is done once per conversation, so an answer takes milliseconds.
+A question arrives already read (:class:`~explainer.explain.question.reader.Question`: intent,
+subject, language); one answer function writes Markdown through a
+:class:`~explainer.explain.answers.writer.Writer`, which records every number it formats. The
+analysis is done once per conversation, so an answer takes milliseconds.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import frames, reports, whole
+from explainer.explain.answers import concepts, frames, reports, whole
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
-from explainer.explain.question.intents import Intent, classify
+from explainer.explain.question.reader import Question
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
@@ -27,8 +28,36 @@ _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "responsible": whole.responsible,
     "handoff": reports.handoff,
     "compare": reports.compare,
+    "howto": concepts.howto,
 }
-_NEEDS_FRAME = ("callers", "callees", "chain", "function")
+_ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
+    "chain": frames.chain,
+    "callers": frames.callers,
+    "callees": frames.callees,
+    "function": frames.function,
+    "skip": concepts.skip_one,
+    "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
+}
+_READING_AS = {
+    "most": N_("what uses the most"),
+    "responsible": N_("what is responsible"),
+    "self_vs_total": N_("self versus total"),
+    "chain": N_("the call chain"),
+    "callers": N_("who calls it"),
+    "callees": N_("what it calls"),
+    "meaning": N_("what it means"),
+    "function": N_("this function's numbers"),
+    "category": N_("the size of a category"),
+    "knob": N_("which setting changes it"),
+    "optimise": N_("what to optimise"),
+    "skip": N_("what can be ignored"),
+    "total": N_("the total"),
+    "overview": N_("an overview"),
+    "compare": N_("a comparison with the baseline"),
+    "handoff": N_("an on-call handoff"),
+    "howto": N_("how to read the flame graph"),
+    "help": N_("what I can answer"),
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,59 +66,72 @@ class OfflineAnswer:
     focus: str | None  # the raw name of the function the answer is about, for highlighting
     grounding: Grounding  # every number the answer shows
     kind: str  # the intent answered
+    ranking: tuple[str, ...] = ()  # the functions the answer ranked, for "the second one"
 
 
 class OfflineExplainer:
     def __init__(self, ctx: ProfileContext) -> None:
         self.ctx = ctx
 
-    def answer(self, question: str) -> OfflineAnswer:
-        intent = classify(question)
-        w = Writer(self.ctx)
-        if not self.ctx.total and intent.kind not in ("help", "symbol"):
+    def answer(self, q: Question) -> OfflineAnswer:
+        w = Writer(self.ctx, q.lang)
+        if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
             w.add(
-                f"Every value in this profile is zero for its sample type ({self.ctx.profile.sample_type}), so "
-                "there is nothing to rank or explain. If the file has several sample types, choose another one "
-                "(`--sample-type` on the command line)."
+                w.t(
+                    "Every value in this profile is zero for its sample type ({sample_type}), so there is nothing "
+                    "to rank or explain. If the file has several sample types, choose another one (`--sample-type` "
+                    "on the command line).",
+                    sample_type=str(self.ctx.profile.sample_type),
+                )
             )
-            return OfflineAnswer(w.markdown(), None, w.g, intent.kind)
-        if intent.target:
-            w.g.text(intent.target)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
-        fid = self._frame(intent, question)
-        focus = self._dispatch(w, intent, fid)
-        return OfflineAnswer(w.markdown(), focus, w.g, intent.kind)
+            return OfflineAnswer(w.markdown(), None, w.g, q.intent)
+        if q.subject is not None:
+            w.g.text(q.subject.name)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
+        if q.runner_up is not None:
+            w.add(
+                w.t(
+                    "_I read this as a question about {reading}; for {other}, ask that directly._",
+                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
+                    other=w.t(_READING_AS.get(q.runner_up, q.runner_up)),
+                ),
+                "",
+            )
+        focus = self._dispatch(w, q)
+        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
 
-    def _frame(self, intent: Intent, question: str) -> int | None:
-        """The profile function the question names: its explicit target, else a name written in prose."""
-        if intent.target:
-            ids = self.ctx.resolve(intent.target)
-            return ids[0] if ids else None
-        present = [i for i in self.ctx.names.find_in(question) if self.ctx.stats.total_values[i] > 0]
-        return present[0] if present else None
+    def _ranking(self, q: Question) -> tuple[str, ...]:
+        rows = self.ctx.summary.top_total.rows if q.intent == "responsible" else self.ctx.summary.top_self.rows
+        return tuple(r.name for r in rows)
 
-    def _dispatch(self, w: Writer, intent: Intent, fid: int | None) -> str | None:
-        kind = intent.kind
-        if kind == "help":
+    def _fid(self, q: Question) -> int | None:
+        if q.subject is None or q.subject.kind != "function":
+            return None
+        fid = self.ctx.profile.function_id(q.subject.name)
+        return fid if fid is not None and self.ctx.stats.total_values[fid] > 0 else None
+
+    def _dispatch(self, w: Writer, q: Question) -> str | None:
+        subject, fid, intent = q.subject, self._fid(q), q.intent
+        if intent == "help" or not q.text:  # an empty question gets the suggestions
             return reports.help_text(w, unknown=False)
-        if kind == "symbol":
-            return frames.symbol(w, fid, intent.target)
-        if kind == "self_vs_total":
+        if intent == "unknown" and subject is None:
+            return reports.help_text(w, unknown=True)
+        if subject is not None and subject.kind == "missing":
+            return frames.symbol(w, None, subject.name)
+        concept = subject.name if subject is not None and subject.kind == "concept" else None
+        if intent == "self_vs_total":
             return whole.self_vs_total(w, fid)
-        if intent.target and fid is None and kind != "compare":
-            return frames.symbol(w, None, intent.target)  # names something that is not in the profile
-        if fid is not None and kind in ("most", "total", "overview", "unknown", "function"):
+        if intent == "knob":
+            return concepts.knob(w, concept, fid)
+        if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
+            return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
+        if intent == "meaning":
+            return frames.symbol(w, fid, subject.name if subject is not None else None)
+        if fid is not None and intent in _ABOUT_ONE:
+            return _ABOUT_ONE[intent](w, fid)
+        if fid is not None and intent in ("most", "total", "overview", "unknown", "category"):
             return frames.function(w, fid)
-        if fid is not None and kind == "responsible":
-            return frames.chain(w, fid)
-        if kind in _NEEDS_FRAME or kind in ("callers", "callees"):
-            target = fid if fid is not None else self.ctx.summary.top_self.rows[0].id
-            if kind == "chain":
-                return frames.chain(w, target)
-            if kind == "callees":
-                return frames.callees(w, target)
-            if kind == "callers":
-                return frames.callers(w, target)
-            return frames.function(w, target)
-        if kind in _WHOLE:
-            return _WHOLE[kind](w)
+        if intent in _ABOUT_ONE and intent not in ("skip", "responsible"):
+            return _ABOUT_ONE[intent](w, self.ctx.summary.top_self.rows[0].id)
+        if intent in _WHOLE:
+            return _WHOLE[intent](w)
         return reports.help_text(w, unknown=True)

@@ -4,37 +4,76 @@ baseline, and the list of questions the explainer answers."""
 from __future__ import annotations
 
 from explainer.analysis.diff import Diff
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 
-QUESTIONS = (
-    ("What uses the most GPU memory?", "the biggest consumers by self"),
-    ("What is responsible for it?", "the widest bars by total and where the work branches"),
-    ("What does `<interpreter trampoline>` mean?", "any frame label: methods, constructors, `<module>`, addresses"),
-    ("Why is self 0 when the bar is so wide?", "self vs total, with this profile's numbers"),
-    ("Show me the call chain to the biggest allocation", "the chain read bottom to top, each step explained"),
-    ("What should I optimise first?", "candidates with high self, and what changes them"),
-    ("What can I ignore?", "orchestrators, interpreter frames, small functions"),
-    ("What is the total?", "the total and what the values mean"),
-    ("Who calls `X`? / What does `X` call?", "callers and callees of a function"),
-    ("What changed compared with the baseline?", "needs a baseline profile"),
-    ("Write me a summary for the on-call handoff", "a short handoff summary"),
-)
+
+def examples(resource: str, verb: str) -> tuple[tuple[str, str, str], ...]:
+    """(question, what it answers, the intent it reads as): the help text, in English for the resource."""
+    thing = "allocation" if verb == "allocated" else "consumer"
+    return (
+        (f"What uses the most {resource}?", N_("the biggest consumers by self"), "most"),
+        ("What is responsible for it?", N_("the widest bars by total and where the work branches"), "responsible"),
+        (
+            "What does `<interpreter trampoline>` mean?",
+            N_("any frame label: methods, constructors, addresses"),
+            "meaning",
+        ),
+        ("Why is self 0 when the bar is so wide?", N_("self vs total, with this profile's numbers"), "self_vs_total"),
+        (f"Show me the call chain to the biggest {thing}", N_("the chain read bottom to top"), "chain"),
+        ("What should I optimise first?", N_("candidates with high self, and what changes them"), "optimise"),
+        ("What can I ignore?", N_("orchestrators, interpreter frames, small functions"), "skip"),
+        ("What is the total?", N_("the total and what the values mean"), "total"),
+        ("How much is the KV cache?", N_("a category's size and share (GPU memory)"), "category"),
+        ("Which flag controls the KV cache size?", N_("the settings that change a category or a frame"), "knob"),
+        ("How do I read this flame graph?", N_("the graph and Grafana's panel"), "howto"),
+        ("What changed compared with the baseline?", N_("needs a baseline profile"), "compare"),
+        ("Write me a summary for the on-call handoff", N_("a short handoff summary"), "handoff"),
+    )
+
+
+def examples_nl(resource: str, verb: str) -> tuple[str, ...]:
+    """The same questions as a Dutch user would ask them (the reader reads both languages)."""
+    thing = "allocatie" if verb == "allocated" else "verbruiker"
+    noun = {"GPU memory": "GPU-geheugen", "CPU time": "CPU-tijd", "memory": "geheugen"}.get(resource, resource)
+    return (
+        f"Wat gebruikt het meeste {noun}?",
+        "Wat is daarvoor verantwoordelijk?",
+        "Wat betekent `<interpreter trampoline>`?",
+        "Waarom is self 0 terwijl de balk zo breed is?",
+        f"Laat de aanroepketen naar de grootste {thing} zien",
+        "Wat moet ik eerst optimaliseren?",
+        "Wat kan ik negeren?",
+        "Wat is het totaal?",
+        "Hoeveel is de KV-cache?",
+        "Welke vlag bepaalt de grootte van de KV-cache?",
+        "Hoe lees ik deze flame graph?",
+        "Wat is er veranderd ten opzichte van de baseline?",
+        "Schrijf een samenvatting voor de dienstoverdracht",
+    )
 
 
 def help_text(w: Writer, unknown: bool) -> str | None:
+    ctx = w.ctx
     if unknown:
         w.add(
-            "I did not recognise that question. This offline explainer answers these questions about the loaded "
-            "profile, with its numbers:",
+            w.t(
+                "I did not recognise that question. This offline explainer answers these questions about the "
+                "loaded profile, with its numbers:"
+            ),
             "",
         )
     else:
-        w.add("I can answer these questions about the loaded profile, with its numbers:", "")
-    for question, what in QUESTIONS:
-        w.add(f"- *{question}*: {what}")
-    rows = w.ctx.summary.top_self.rows
+        w.add(w.t("I can answer these questions about the loaded profile, with its numbers:"), "")
+    english = examples(ctx.resource, ctx.verb)
+    asked = examples_nl(ctx.resource, ctx.verb) if w.lang == "nl" else tuple(q for q, _, _ in english)
+    for question, (_, what, intent) in zip(asked, english, strict=True):
+        if intent == "category" and not ctx.reading.categories:
+            continue
+        w.add(f"- *{question}*: {w.t(what)}")
+    rows = ctx.summary.top_self.rows
     if rows:
-        w.add("", f"Name a function in backticks, e.g. *What is {w.name(rows[0].name)}?*")
+        w.add("", w.t("Name a function in backticks, e.g. *What is {name}?*", name=w.name(rows[0].name)))
     return None
 
 
@@ -42,29 +81,48 @@ def overview(w: Writer) -> str | None:
     ctx = w.ctx
     s = ctx.summary
     w.add(
-        f"This profile measures {ctx.resource}: {w.text(ctx.meaning)}. The total is {w.v(ctx.total)} across "
-        f"{w.n(ctx.profile.stack_count)} stacks and {w.n(s.stats.function_count)} functions.",
+        w.t(
+            "This profile measures {resource}: {meaning}. The total is {total} across {stacks} stacks and "
+            "{functions} functions.",
+            resource=w.resource,
+            meaning=w.text(w.t(ctx.meaning)),
+            total=w.v(ctx.total),
+            stacks=w.n(ctx.profile.stack_count),
+            functions=w.n(s.stats.function_count),
+        ),
         "",
     )
     top = s.top_self.rows[0]
-    w.add(f"- **Most used:** {w.name(top.name)}, {w.vp(top.self)} of self. {w.meaning(top.name)}")
+    w.add(
+        w.t(
+            "- **Most used:** {name}, {self} of self. {meaning}",
+            name=w.name(top.name),
+            self=w.vp(top.self),
+            meaning=w.meaning(top.name),
+        )
+    )
     row = ctx.responsible
     if row is not None:
         w.add(
-            f"- **Most responsible:** {w.name(row.name)}, {w.vp(row.total)} in total: the first bar that not "
-            "every stack passes through."
+            w.t(
+                "- **Most responsible:** {name}, {total} in total: the first bar that not every stack passes through.",
+                name=w.name(row.name),
+                total=w.vp(row.total),
+            )
         )
     if s.chain is not None:
         steps = [st for st in s.chain.steps if not ctx.is_noise(st.name)]
         path = " → ".join(w.name(st.name) for st in steps[-5:])
-        w.add(f"- **How it is reached** (last steps of the heaviest chain, entry side first): {path}.")
+        w.add(w.t("- **How it is reached** (last steps of the heaviest chain, entry side first): {path}.", path=path))
     if s.orchestrators:
         w.add(
-            f"- **Skip:** {w.name(s.orchestrators[0].name)} and other wide bars with zero self; they only pass "
-            "calls on."
+            w.t(
+                "- **Skip:** {name} and other wide bars with zero self; they only pass calls on.",
+                name=w.name(s.orchestrators[0].name),
+            )
         )
     _notes(w)
-    w.add("", "Ask about any of these for details, e.g. *Show me the call chain to the biggest allocation.*")
+    w.add("", w.t("Ask about any of these for details, e.g. *Show me the call chain to the biggest allocation.*"))
     return top.name
 
 
@@ -73,14 +131,26 @@ def _notes(w: Writer) -> None:
     t = ctx.profile.truncation
     if ctx.summary.unresolved_share >= 0.2:
         w.add(
-            f"- **Unresolved:** {w.p(ctx.summary.unresolved_share, 1)} of the total ends in raw addresses; "
-            "re-running the workload lets the profiler resolve start-up symbols."
+            w.t(
+                "- **Unresolved:** {share} of the total ends in raw addresses; re-running the workload lets the "
+                "profiler resolve start-up symbols.",
+                share=w.p(ctx.summary.unresolved_share, 1),
+            )
         )
     if t.other_nodes:
-        w.add(f"- **Left out by the source:** {w.n(t.other_nodes)} merged 'other' nodes hold {w.vp(t.other_value)}.")
+        w.add(
+            w.t(
+                "- **Left out by the source:** {count} merged 'other' nodes hold {value}.",
+                count=w.n(t.other_nodes),
+                value=w.vp(t.other_value),
+            )
+        )
     if t.elided_stacks:
         w.add(
-            f"- **Deep stacks:** {w.n(t.elided_stacks)} stacks had their middle frames elided; totals still count them."
+            w.t(
+                "- **Deep stacks:** {count} stacks had their middle frames elided; totals still count them.",
+                count=w.n(t.elided_stacks),
+            )
         )
 
 
@@ -88,41 +158,55 @@ def handoff(w: Writer) -> str | None:
     ctx = w.ctx
     s = ctx.summary
     w.add(
-        "### On-call handoff",
+        w.t("### On-call handoff"),
         "",
-        f"**Headline:** {w.v(ctx.total)} of {ctx.resource} in this profile ({w.text(ctx.meaning)}).",
+        w.t(
+            "**Headline:** {total} of {resource} in this profile ({meaning}).",
+            total=w.v(ctx.total),
+            resource=w.resource,
+            meaning=w.text(w.t(ctx.meaning)),
+        ),
         "",
     )
-    w.add("**Top consumers (self):**", "")
+    w.add(w.t("**Top consumers (self):**"), "")
     for r in s.top_self.rows[:3]:
         w.add(f"- {w.name(r.name)}: {w.vp(r.self)}. {w.meaning(r.name)}")
     row = ctx.responsible
     if row is not None:
         w.add(
             "",
-            f"**Responsible (total):** {w.name(row.name)}, {w.vp(row.total)}, where the work branches below "
-            "the shared entry frames.",
+            w.t(
+                "**Responsible (total):** {name}, {total}, where the work branches below the shared entry frames.",
+                name=w.name(row.name),
+                total=w.vp(row.total),
+            ),
         )
     if s.chain is not None:
         steps = [st for st in s.chain.steps if not ctx.is_noise(st.name)]
-        w.add("", "**Chain to the top consumer** (entry first): " + " → ".join(w.name(st.name) for st in steps[-8:]))
+        path = " → ".join(w.name(st.name) for st in steps[-8:])
+        w.add("", w.t("**Chain to the top consumer** (entry first): {path}", path=path))
     diff = ctx.diff
     if isinstance(diff, Diff):
-        w.add("", "**Against the baseline:**", "")
+        w.add("", w.t("**Against the baseline:**"), "")
         _diff_lines(w, diff, 3)
     if s.orchestrators:
         w.add(
             "",
-            f"**Can be ignored:** wide bars with zero self such as {w.name(s.orchestrators[0].name)}; "
-            "`<interpreter trampoline>` frames.",
+            w.t(
+                "**Can be ignored:** wide bars with zero self such as {name}; `<interpreter trampoline>` frames.",
+                name=w.name(s.orchestrators[0].name),
+            ),
         )
     for caveat in ctx.caveats[:1]:
-        w.add("", f"**Keep in mind:** {w.text(caveat)}")
+        w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
     top = s.top_self.rows[0]
     w.add(
         "",
-        f"**Next step:** start with {w.name(top.name)} ({w.p(top.self)} of the total) and read its chain "
-        "to see why it runs.",
+        w.t(
+            "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
+            name=w.name(top.name),
+            share=w.p(top.self),
+        ),
     )
     _coverage(w)
     return top.name
@@ -132,42 +216,51 @@ def _coverage(w: Writer) -> None:
     lst = w.ctx.summary.top_self
     w.add(
         "",
-        f"_Coverage: the top {w.n(min(3, len(lst.rows)))} of {w.n(lst.of_functions)} functions by self hold "
-        f"{w.p(sum(r.self for r in lst.rows[:3]))} of the total._",
+        w.t(
+            "_Coverage: the top {shown} of {functions} functions by self hold {share} of the total._",
+            shown=w.n(min(3, len(lst.rows))),
+            functions=w.n(lst.of_functions),
+            share=w.p(sum(r.self for r in lst.rows[:3])),
+        ),
     )
-    t = w.ctx.profile.truncation
-    if t.any:
-        w.add("_Parts of the input were merged, elided or skipped by the source; see the analysis notes._")
+    if w.ctx.profile.truncation.any:
+        w.add(w.t("_Parts of the input were merged, elided or skipped by the source; see the analysis notes._"))
 
 
 def compare(w: Writer) -> str | None:
     diff = w.ctx.diff
     if diff is None:
         w.add(
-            "To say what changed I need a second profile to compare with, and none is loaded.",
+            w.t("To say what changed I need a second profile to compare with, and none is loaded."),
             "",
-            "- In the app, load a baseline profile (yesterday's window, the previous deploy or the other pod).",
-            '- On the command line: `explainer ask NEW.pb.gz "What changed?" --baseline OLD.pb.gz`, or '
-            "`explainer diff OLD.pb.gz NEW.pb.gz` for the full table.",
+            w.t("- In the app, load a baseline profile (yesterday's window, the previous deploy or the other pod)."),
+            w.t(
+                '- On the command line: `explainer ask NEW.pb.gz "What changed?" --baseline OLD.pb.gz`, or '
+                "`explainer diff OLD.pb.gz NEW.pb.gz` for the full table."
+            ),
         )
         return None
     if isinstance(diff, str):
-        w.add(f"These two profiles cannot be compared: {diff}")
+        w.add(w.t("These two profiles cannot be compared: {reason}", reason=w.text(diff)))
         return None
     delta = diff.total_after - diff.total_before
-    word = "grew" if delta > 0 else "shrank" if delta < 0 else "did not change"
-    w.add(
-        f"**The total {word}: {w.v(diff.total_before)} in the baseline, {w.v(diff.total_after)} now"
-        + (
-            f" ({'+' if delta > 0 else '-'}{w.v(abs(delta))}, {w.p(abs(delta), diff.total_before)} of the baseline).**"
-            if delta
-            else ".**"
-        ),
-        "",
-    )
+    values = {"before": w.v(diff.total_before), "after": w.v(diff.total_after)}
+    if delta:
+        values |= {"delta": ("+" if delta > 0 else "-") + w.v(abs(delta)), "share": w.p(abs(delta), diff.total_before)}
+    if delta > 0:
+        text = w.t(
+            "**The total grew: {before} in the baseline, {after} now ({delta}, {share} of the baseline).**", **values
+        )
+    elif delta < 0:
+        text = w.t(
+            "**The total shrank: {before} in the baseline, {after} now ({delta}, {share} of the baseline).**", **values
+        )
+    else:
+        text = w.t("**The total did not change: {before} in the baseline, {after} now.**", **values)
+    w.add(text, "")
     _diff_lines(w, diff, 6)
     for note in diff.notes[:2]:
-        w.add("", f"_Note: {w.text(note)}_")
+        w.add("", f"_{w.t('Note:')} {w.text(note)}_")
     biggest = diff.biggest
     return biggest.name if biggest is not None else None
 
@@ -177,13 +270,17 @@ def _diff_lines(w: Writer, diff: Diff, n: int) -> None:
     if not rows:
         floor = diff.floor
         w.add(
-            f"No function changed by more than the noise floor ({w.p(floor.min_share, 1)} of the total and "
-            f"{w.p(floor.min_relative, 1)} of its value)."
+            w.t(
+                "No function changed by more than the noise floor ({share} of the total and {relative} of its value).",
+                share=w.p(floor.min_share, 1),
+                relative=w.p(floor.min_relative, 1),
+            )
         )
         return
     for r in rows:
         sign = "+" if r.delta() > 0 else "-"
-        status = {"new": " (new)", "vanished": " (gone)"}.get(r.presence, "")
+        status = {"new": " " + w.t("(new)"), "vanished": " " + w.t("(gone)")}.get(r.presence, "")
         w.add(
-            f"- {w.name(r.name)}{status}: self {w.v(r.self_before)} → {w.v(r.self_after)} ({sign}{w.v(abs(r.delta()))})"
+            f"- {w.name(r.name)}{status}: {w.t('self')} {w.v(r.self_before)} → {w.v(r.self_after)} "
+            f"({sign}{w.v(abs(r.delta()))})"
         )

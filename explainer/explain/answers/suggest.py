@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from explainer import knowledge
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.explain import kb
 from explainer.explain.context import ProfileContext
-from explainer.explain.question.intents import target_of
+from explainer.explain.question.reader import Question
 from explainer.explain.safety import clean_text
 from explainer.symbols import clean, decode
 
@@ -41,11 +41,11 @@ def suggestions(ctx: ProfileContext) -> list[str]:
     return out
 
 
-def symbol_data(ctx: ProfileContext, question: str) -> dict[str, Any]:
+def symbol_data(ctx: ProfileContext, q: Question) -> dict[str, Any]:
     """The frame a "what does X mean" question names, decoded: travels inside the data block."""
-    written = target_of(question)
-    if not written:
+    if q.subject is None or q.subject.kind == "concept":
         return {}
+    written = q.subject.name
     ids = ctx.resolve(written)
     name = ctx.profile.names[ids[0]] if ids else written
     sym = decode(name)
@@ -55,7 +55,7 @@ def symbol_data(ctx: ProfileContext, question: str) -> dict[str, Any]:
         "kind": sym.kind,
         "convention": clean_text(sym.meaning, 400, keep_newlines=False),
     }
-    described = kb.describe(name)
+    described = knowledge.describe(name)
     if described:
-        out["knowledge"] = described
+        out["knowledge"] = clean_text(described, 1200)
     return out

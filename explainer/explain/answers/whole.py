@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.explain import kb
 from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
@@ -18,7 +17,7 @@ def _top_rows(w: Writer, start: int, n: int) -> None:
     if not rows:
         return
     w.table(
-        ["#", "function", "self", "share", "total"],
+        ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
         [
             [w.n(i) if i > 10 else str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)]
             for i, r in enumerate(rows, start + 1)
@@ -29,29 +28,33 @@ def _top_rows(w: Writer, start: int, n: int) -> None:
 def _runtime_note(w: Writer, fid: int) -> None:
     """When the top consumer is allocator or native code, point at the code that asked for it."""
     ctx = w.ctx
-    sym = decode(ctx.profile.names[fid])
-    if sym.language not in ("native", "cpp") and sym.kind not in ("address", "unknown", "native"):
+    if ctx.reading.role(ctx.profile.names[fid]) == "app":
         return
     chain = ctx.chain_to(fid)
     app = ctx.app_frame(chain) if chain is not None else None
     w.add(
         "",
-        "This frame is runtime code (an allocator, a library or native code without symbols): it carries "
-        "the requests but does not decide what they are for.",
+        w.t(
+            "This frame is runtime code (an allocator, a library or native code without symbols): it carries "
+            "the requests but does not decide what they are for."
+        ),
     )
     if app is not None:
         w.add(
-            f"Along its heaviest chain the nearest application frame is {w.name(app.name)} "
-            f"({w.v(app.width)} on that chain)."
+            w.t(
+                "Along its heaviest chain the nearest application frame is {name} ({value} on that chain).",
+                name=w.name(app.name),
+                value=w.v(app.width),
+            )
         )
     if ctx.sites:
         _sites(w)
 
 
 def _sites(w: Writer) -> None:
-    w.add("", "By allocation site (the nearest application frame that asked for the memory):", "")
+    w.add("", w.t("By allocation site (the nearest application frame that asked for the memory):"), "")
     for name, value, label in w.ctx.sites[:5]:
-        w.add(f"- {w.name(name)}: {w.vp(value)}" + (f", {label}" if label else ""))
+        w.add(f"- {w.name(name)}: {w.vp(value)}" + (f", {w.t(label)}" if label else ""))
 
 
 def most(w: Writer) -> str | None:
@@ -59,23 +62,37 @@ def most(w: Writer) -> str | None:
     rows = ctx.summary.top_self.rows
     top = rows[0]
     w.add(
-        f"**{w.name(top.name)} uses the most {ctx.resource}: {w.v(top.self)} of self, {w.p(top.self)} of the "
-        f"{w.v(ctx.total)} total.**",
+        w.t(
+            "**{name} uses the most {resource}: {self} of self, {share} of the {total} total.**",
+            name=w.name(top.name),
+            resource=w.resource,
+            self=w.v(top.self),
+            share=w.p(top.self),
+            total=w.v(ctx.total),
+        ),
         "",
-        f"Self is what a function {ctx.verb} directly, so this is where the {ctx.resource} is {ctx.verb}; in the "
-        "flame graph it is the widest bar with nothing on top of it (a leaf at the top of the stack).",
+        w.t(
+            "Self is what a function {verb} directly, so this is where the {resource} {is_verb}; in the flame "
+            "graph it is the widest bar with nothing on top of it (a leaf at the top of the stack).",
+            verb=w.verb,
+            resource=w.resource,
+        ),
         "",
-        f"What it is: {w.meaning(top.name)}",
+        w.t("What it is: {meaning}", meaning=w.meaning(top.name)),
     )
     _runtime_note(w, top.id)
     if len(rows) > 1:
-        w.add("", "Next by self:", "")
+        w.add("", w.t("Next by self:"), "")
         _top_rows(w, 1, 5)
         shown = rows[:6]
         w.add(
             "",
-            f"These {len(shown)} of {w.n(ctx.summary.top_self.of_functions)} functions cover "
-            f"{w.p(sum(r.self for r in shown))} of the total by self.",
+            w.t(
+                "These {shown} of {functions} functions cover {share} of the total by self.",
+                shown=str(len(shown)),
+                functions=w.n(ctx.summary.top_self.of_functions),
+                share=w.p(sum(r.self for r in shown)),
+            ),
         )
     return top.name
 
@@ -87,26 +104,38 @@ def responsible(w: Writer) -> str | None:
     if row is None:
         return most(w)
     w.add(
-        f"**The code responsible for the most {ctx.resource} is {w.name(row.name)}: {w.vp(row.total)} in total, "
-        f"of which it {ctx.verb} {w.v(row.self)} itself.**",
+        w.t(
+            "**The code responsible for the most {resource} is {name}: {total} in total, of which it {verb} "
+            "{self} itself.**",
+            resource=w.resource,
+            name=w.name(row.name),
+            total=w.vp(row.total),
+            verb=w.verb,
+            self=w.v(row.self),
+        ),
         "",
-        "Responsible means total: what a function used itself plus everything it called. In the flame graph these are "
-        "the widest bars at the bottom.",
+        w.t(
+            "Responsible means total: what a function used itself plus everything it called. In the flame graph "
+            "these are the widest bars at the bottom."
+        ),
     )
     if entry:
-        listed = ", ".join(w.name(r.name) for r in entry)
         w.add(
             "",
-            f"{listed} carry {w.p(ctx.total)} because every stack passes through them: they are entry points, "
-            f"not causes. {w.name(row.name)} is the first bar that not every stack passes through, where the work "
-            "branches.",
+            w.t(
+                "{entries} carry {share} because every stack passes through them: they are entry points, not "
+                "causes. {name} is the first bar that not every stack passes through, where the work branches.",
+                entries=", ".join(w.name(r.name) for r in entry),
+                share=w.p(ctx.total),
+                name=w.name(row.name),
+            ),
         )
     _path_to_top(w, row.name)
     if ctx.sites:
         _sites(w)
-    w.add("", "Widest bars by total:", "")
+    w.add("", w.t("Widest bars by total:"), "")
     w.table(
-        ["function", "total", "share", "self"],
+        [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
         [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in ctx.summary.top_total.rows[:6]],
     )
     return row.name
@@ -125,9 +154,11 @@ def _path_to_top(w: Writer, start_name: str) -> None:
     end = chain.steps[-1]
     w.add(
         "",
-        "It leads to the biggest consumer through "
-        + " → ".join([*path, w.name(end.name)])
-        + f" ({w.v(end.self)} self).",
+        w.t(
+            "It leads to the biggest consumer through {path} ({self} self).",
+            path=" → ".join([*path, w.name(end.name)]),
+            self=w.v(end.self),
+        ),
     )
 
 
@@ -135,25 +166,36 @@ def optimise(w: Writer) -> str | None:
     ctx = w.ctx
     top = ctx.summary.top_self.rows[0]
     w.add(
-        f"**Start with {w.name(top.name)}: {w.v(top.self)} of self, {w.p(top.self)} of the total.** Wide bars with "
-        f"high self are the candidates, because that is where the {ctx.resource} is {ctx.verb}.",
+        w.t(
+            "**Start with {name}: {self} of self, {share} of the total.** Wide bars with high self are the "
+            "candidates, because that is where the {resource} {is_verb}.",
+            name=w.name(top.name),
+            self=w.v(top.self),
+            share=w.p(top.self),
+            resource=w.resource,
+            verb=w.verb,
+        ),
         "",
-        f"What it is: {w.meaning(top.name, full=True)}",
+        w.t("What it is: {meaning}", meaning=w.meaning(top.name, full=True)),
     )
     knobs = w.knobs(top.name)
     if knobs:
-        w.add("", "What changes it:", "", *(f"- {k}" for k in knobs))
+        w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
     _runtime_note(w, top.id)
     rest = [r for r in ctx.summary.top_self.rows[1:6] if r.self >= SMALL_SHARE * ctx.total]
     if rest:
-        w.add("", "Then, in order:", "")
+        w.add("", w.t("Then, in order:"), "")
         for r in rest:
-            w.add(f"- {w.name(r.name)}: {w.vp(r.self)} self. {w.meaning(r.name)}")
+            w.add(f"- {w.name(r.name)}: {w.vp(r.self)} {w.t('self')}. {w.meaning(r.name)}")
     _small(w)
+    thing = w.t("allocation") if ctx.verb == "allocated" else w.t("consumer")
     w.add(
         "",
-        "Before changing anything, read the chain to the top consumer to see why it runs "
-        "(ask: show me the call chain to the biggest allocation).",
+        w.t(
+            "Before changing anything, read the chain to the top consumer to see why it runs (ask: show me the "
+            "call chain to the biggest {thing}).",
+            thing=thing,
+        ),
     )
     return top.name
 
@@ -163,11 +205,16 @@ def _small(w: Writer) -> None:
     small = (stats.self_values > 0) & (stats.self_values < SMALL_SHARE * w.ctx.total)
     count = int(np.count_nonzero(small))
     if count:
-        many = f"{w.n(count)} functions each use" if count > 1 else "one function uses"
         w.add(
             "",
-            f"Not worth it first: {many} under {w.p(SMALL_SHARE, 1)} of the total "
-            f"by self; together {w.p(int(stats.self_values[small].sum()))}.",
+            w.tn(
+                "Not worth it first: one function uses under {floor} of the total by self; together {share}.",
+                "Not worth it first: {count} functions each use under {floor} of the total by self; together {share}.",
+                count,
+                count=w.n(count),
+                floor=w.p(SMALL_SHARE, 1),
+                share=w.p(int(stats.self_values[small].sum())),
+            ),
         )
 
 
@@ -175,25 +222,42 @@ def skip(w: Writer) -> str | None:
     ctx = w.ctx
     rows = [r for r in ctx.summary.orchestrators if r.name != TRAMPOLINE][:6]
     w.add(
-        f"**You can skip the wide bars with zero self: they only pass calls on and {ctx.verb} nothing "
-        "themselves.** Follow them up to a bar with high self instead.",
+        w.t(
+            "**You can skip the wide bars with zero self: they only pass calls on and {verb} nothing "
+            "themselves.** Follow them up to a bar with high self instead.",
+            verb=w.verb,
+        ),
         "",
     )
     for r in rows:
-        w.add(f"- {w.name(r.name)}: {w.vp(r.total)} total, self {w.v(0)}. {cap(w.convention(r.name))}")
+        w.add(
+            w.t(
+                "- {name}: {total} total, self {zero}. {convention}",
+                name=w.name(r.name),
+                total=w.vp(r.total),
+                zero=w.v(0),
+                convention=cap(w.convention(r.name)),
+            )
+        )
     fid = ctx.profile.function_id(TRAMPOLINE)
     if fid is not None and ctx.stats.total_values[fid] > 0:
         w.add(
-            f"- {w.name(TRAMPOLINE)} frames: CPython's dispatch between Python calls; "
-            f"{w.p(int(ctx.stats.total_values[fid]))} of the total passes through one. Ignore them when reading "
-            "a chain (`--hide-trampolines` removes them)."
+            w.t(
+                "- {name} frames: CPython's dispatch between Python calls; {share} of the total passes through one. "
+                "Ignore them when reading a chain (`--hide-trampolines` removes them).",
+                name=w.name(TRAMPOLINE),
+                share=w.p(int(ctx.stats.total_values[fid])),
+            )
         )
     if ctx.summary.unresolved_share > 0:
         example = next((r.name for r in ctx.summary.top_total.rows if decode(r.name).kind == "address"), None)
-        such = f" such as {w.name(example)}" if example else ""
         w.add(
-            f"- Raw addresses{such}: native code without symbols; {w.p(ctx.summary.unresolved_share, 1)} "
-            "of the total ends in one. Read past them to the nearest named frame."
+            w.t(
+                "- Raw addresses{such}: native code without symbols; {share} of the total ends in one. Read past "
+                "them to the nearest named frame.",
+                such=w.t(" such as {name}", name=w.name(example)) if example else "",
+                share=w.p(ctx.summary.unresolved_share, 1),
+            )
         )
     _small(w)
     return rows[0].name if rows else None
@@ -202,18 +266,26 @@ def skip(w: Writer) -> str | None:
 def total(w: Writer) -> str | None:
     ctx = w.ctx
     w.add(
-        f"**The total is {w.v(ctx.total)} of {ctx.resource}, across {w.n(ctx.profile.stack_count)} distinct "
-        f"stacks and {w.n(ctx.stats.function_count)} functions.**",
+        w.t(
+            "**The total is {total} of {resource}, across {stacks} distinct stacks and {functions} functions.**",
+            total=w.v(ctx.total),
+            resource=w.resource,
+            stacks=w.n(ctx.profile.stack_count),
+            functions=w.n(ctx.stats.function_count),
+        ),
         "",
-        f"Values are {w.text(ctx.meaning)}. The total is the width of the whole flame graph (the root bar).",
+        w.t(
+            "Values are {meaning}. The total is the width of the whole flame graph (the root bar).",
+            meaning=w.text(w.t(ctx.meaning)),
+        ),
     )
     for caveat in ctx.caveats[:1]:
-        w.add("", w.text(caveat))
-    cats = kb.breakdown(ctx.profile)
+        w.add("", w.text(w.t(caveat)))
+    cats = ctx.reading.breakdown
     if cats:
-        w.add("", "By category:", "", *(f"- {label}: {w.vp(value)}" for label, value in cats[:6]))
+        w.add("", w.t("By category:"), "", *(f"- {w.t(label)}: {w.vp(value)}" for label, value in cats[:6]))
     else:
-        w.add("", "Largest by self:", "")
+        w.add("", w.t("Largest by self:"), "")
         _top_rows(w, 0, 5)
     return None
 
@@ -227,22 +299,37 @@ def _example(w: Writer, fid: int) -> None:
     parts = ", ".join(f"{w.name(c.name)} {w.v(c.value)}" for c in callees)
     if s == 0:
         w.add(
-            f"In this profile {w.name(name)} has a total of {w.vp(t)} but a self of {w.v(0)}: it {ctx.verb} "
-            "nothing itself and only sits on the call chain, so its width is the sum of what it calls"
-            + (f": {parts}." if parts else ".")
+            w.t(
+                "In this profile {name} has a total of {total} but a self of {zero}: it {verb} nothing itself and "
+                "only sits on the call chain, so its width is the sum of what it calls{parts}.",
+                name=w.name(name),
+                total=w.vp(t),
+                zero=w.v(0),
+                verb=w.verb,
+                parts=(": " + parts) if parts else "",
+            )
         )
     else:
         w.add(
-            f"In this profile {w.name(name)} has a total of {w.vp(t)} and a self of {w.vp(s)}"
-            + (f"; the rest is what it calls: {parts}." if parts and t > s else ".")
+            w.t(
+                "In this profile {name} has a total of {total} and a self of {self}{rest}.",
+                name=w.name(name),
+                total=w.vp(t),
+                self=w.vp(s),
+                rest=w.t("; the rest is what it calls: {parts}", parts=parts) if parts and t > s else "",
+            )
         )
 
 
 def self_vs_total(w: Writer, fid: int | None) -> str | None:
     ctx = w.ctx
     w.add(
-        f"**Total is the {ctx.resource} a function {ctx.verb} itself plus everything it called; self is only "
-        "what it used directly.** A bar's width in the flame graph is its total.",
+        w.t(
+            "**Total is the {resource} a function {verb} itself plus everything it called; self is only what it "
+            "used directly.** A bar's width in the flame graph is its total.",
+            resource=w.resource,
+            verb=w.verb,
+        ),
         "",
     )
     example = fid if fid is not None else w.orchestrator_example()
@@ -250,19 +337,33 @@ def self_vs_total(w: Writer, fid: int | None) -> str | None:
         _example(w, example)
     top = ctx.summary.top_self.rows[0]
     if top.id != example:
-        eq = "=" if top.self == top.total else "of"
-        w.add(
-            "",
-            f"By contrast {w.name(top.name)} has self {w.v(top.self)} {eq} total {w.v(top.total)}"
-            + (": nothing sits on top of it, so its whole width is its own use." if eq == "=" else "."),
-        )
+        if top.self == top.total:
+            text = w.t(
+                "By contrast {name} has self {self} = total {total}: nothing sits on top of it, so its whole width "
+                "is its own use.",
+                name=w.name(top.name),
+                self=w.v(top.self),
+                total=w.v(top.total),
+            )
+        else:
+            text = w.t(
+                "By contrast {name} has self {self} of total {total}.",
+                name=w.name(top.name),
+                self=w.v(top.self),
+                total=w.v(top.total),
+            )
+        w.add("", text)
     w.add(
         "",
-        "So a wide bar with zero self is an orchestrator: skip it when hunting the source and follow it up "
-        "to a bar with high self. Wide bars with high self are the optimisation candidates.",
+        w.t(
+            "So a wide bar with zero self is an orchestrator: skip it when hunting the source and follow it up to "
+            "a bar with high self. Wide bars with high self are the optimisation candidates."
+        ),
         "",
-        "How they are counted: a function's self is the sum of the samples whose top (leaf) frame is that "
-        "function; its total is the sum of the samples in which it appears at least once, so recursion is "
-        "not counted twice.",
+        w.t(
+            "How they are counted: a function's self is the sum of the samples whose top (leaf) frame is that "
+            "function; its total is the sum of the samples in which it appears at least once, so recursion is not "
+            "counted twice."
+        ),
     )
     return ctx.profile.names[example] if example is not None else top.name

@@ -7,12 +7,15 @@ own included) against exactly what was shown.
 
 from __future__ import annotations
 
+from explainer import knowledge, units
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.explain import kb
+from explainer.explain.answers import conventions
+from explainer.explain.answers.language import translations
+from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import clean, decode
+from explainer.symbols import clean, decode, guess_runtime
 
 NAME_LIMIT = 120
 
@@ -35,50 +38,93 @@ def first_sentence(text: str, limit: int = 300) -> str:
 
 
 class Writer:
-    def __init__(self, ctx: ProfileContext) -> None:
+    def __init__(self, ctx: ProfileContext, lang: str = "en") -> None:
         self.ctx = ctx
+        self.lang = lang
+        self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
+        self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
 
-    # numbers, recorded as they are written
-    def v(self, raw: int) -> str:
-        return self.g.value(raw)
+    # our own words, in the answer's language
+    def t(self, message: str, /, **values: str) -> str:
+        """``message`` translated, then its ``{placeholders}`` filled (one pass: values are never expanded).
 
-    def p(self, part: float, whole: float | None = None) -> str:
-        return self.g.share(part, self.ctx.total if whole is None else whole)
+        ``{resource}``, ``{verb}`` and ``{is_verb}`` are this profile's words unless given.
+        """
+        return self._fill(self._tr.gettext(message), values)
 
-    def vp(self, raw: int) -> str:
+    def tn(self, singular: str, plural: str, n: int, /, **values: str) -> str:
+        return self._fill(self._tr.ngettext(singular, plural, n), values)
+
+    def _fill(self, text: str, values: dict[str, str]) -> str:
+        if "{" not in text:
+            return text
+        words = {
+            k: v for k, v in (("resource", "{resource}"), ("verb", "{verb}"), ("is_verb", "{is_verb}")) if v in text
+        }
+        if words:
+            values = {**{k: getattr(self, k) for k in words if k not in values}, **values}
+        return text.format(**values)
+
+    @property
+    def resource(self) -> str:
+        return self.t(self.ctx.resource)
+
+    @property
+    def verb(self) -> str:
+        return self.t(self.ctx.verb)
+
+    @property
+    def is_verb(self) -> str:
+        """``is allocated`` or ``are counted``: agrees with the resource ("the samples are counted")."""
+        return self.t(self.ctx.is_verb)
+
+    # numbers, recorded as they are written, in the answer's notation ("55,1 GB" in Dutch)
+    # ``about``: whose value it is (a function's name, a category, the total), for the claim check
+    # ``role``: "self" or "total" when the value is that of ``about``
+    def v(self, raw: int, about: About = None, role: str | None = None) -> str:
+        return units.localize(self.g.value(raw, about=about, role=role), self.lang)
+
+    def p(self, part: float, whole: float | None = None, about: About = None, role: str | None = None) -> str:
+        whole = self.ctx.total if whole is None else whole
+        return units.localize(self.g.share(part, whole, about, role), self.lang)
+
+    def vp(self, raw: int, about: About = None, role: str | None = None) -> str:
         """``55.1 GB (73.8%)``."""
-        return f"{self.v(raw)} ({self.p(raw)})"
+        return f"{self.v(raw, about, role)} ({self.p(raw, about=about, role=role)})"
 
     def n(self, count: int) -> str:
-        return self.g.count(count)
+        return units.localize(self.g.count(count), self.lang)
 
     def name(self, name: str) -> str:
         return code(name)
 
     def meaning(self, name: str, *, full: bool = False) -> str:
         """What a frame is: the knowledge base's explanation when it knows it, else the convention."""
-        known = kb.lookup(name)
+        known = knowledge.lookup(name)
         if known and known.explanation:
-            text = known.explanation if full else first_sentence(known.explanation)
+            explanation = self.t(known.explanation)
+            text = explanation if full else first_sentence(explanation)
             self.g.text(text)
             useful = known.label and not known.label.lower().startswith("other")
-            return f"{known.label}: {text}" if useful else cap(text)
+            return f"{self.t(known.label)}: {text}" if useful else cap(text)
         return cap(self.convention(name))
 
     def convention(self, name: str) -> str:
         """The symbol convention's sentence, cleaned (it quotes the raw name) and recorded (it names owners)."""
-        return self.g.text(clean_text(decode(name).meaning, 400, keep_newlines=False))
+        sym = decode(name, self.runtime)
+        text = sym.meaning if self.lang == "en" else conventions.describe(sym, self.t)
+        return self.g.text(clean_text(text, 400, keep_newlines=False))
 
     def knobs(self, name: str, limit: int = 3) -> list[str]:
-        known = kb.lookup(name)
+        known = knowledge.lookup(name)
         if not known:
             return []
-        out = [f"{code(knob, 80)}: {effect}" for knob, effect in known.actions[:limit]]
-        for knob, effect in known.actions[:limit]:
+        actions = [(a.knob, self.t(a.effect)) for a in known.actions[:limit]]
+        for knob, effect in actions:
             self.g.text(f"{knob} {effect}")
-        return out
+        return [f"{code(knob, 80)}: {effect}" for knob, effect in actions]
 
     def text(self, text: str) -> str:
         """Our own text with numbers (a caveat from the knowledge base): citable as written."""
@@ -89,9 +135,8 @@ class Writer:
         self.lines.extend(lines)
 
     def table(self, header: list[str], rows: list[list[str]]) -> None:
-        align = [
-            "---" if i == 0 or not h.strip() or h in ("function", "frame") else "---:" for i, h in enumerate(header)
-        ]
+        names = (self.t("function"), self.t("frame"))  # name columns read left to right; numbers align right
+        align = ["---" if i == 0 or not h.strip() or h in names else "---:" for i, h in enumerate(header)]
         self.add("| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |")
         self.add(*("| " + " | ".join(r) + " |" for r in rows))
 

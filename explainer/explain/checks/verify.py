@@ -1,242 +1,117 @@
 """Checking every number (and function name) in an answer against what the analyzer said.
 
-A :class:`Grounding` collects the exact values behind the facts and the tool results of one
-conversation, recorded as they are formatted, so nothing is shown to the model that is not also
-known here. A number in an answer passes when the interval its written precision allows (``55.1
-GB`` is 55.05 to 55.15 GB; ``51.3 GiB`` is 51.25 to 51.35 GiB) contains a grounded value of the
-same kind; units convert, so 55.1 GB and 51.3 GiB both match 55,100,000,000 bytes. What is
-skipped, by design: numbers inside code spans (names such as ``0x7f151``), ordered-list markers,
-fact ids, and bare integers up to 10 (ordinals and small counts of things on the screen).
+Each number is judged inside its claim (:mod:`~explainer.explain.checks.claims`):
 
-Checking is line by line, so a streamed answer can be flagged as it arrives (:class:`LineVerifier`).
+- **verified**: it is one of the values of a subject the claim names (a function's self or total
+  or their shares, a category's value or share, the total, a before/after/change, a chain width);
+- **derived**: it is worked out from such values (:mod:`~explainer.explain.checks.derive`);
+- **unbound**: the claim names no subject the grounding knows, and the number is some grounded
+  value of its kind (units convert: 55.1 GB and 51.3 GiB both match 55,100,000,000 bytes), or it
+  is one that belongs to no subject;
+- **wrong**: it belongs to another subject than the one named (misattributed), it is the subject's
+  total written as its self or the other way ("1.1 GB of self"), or it belongs to nothing.
+
+A number passes when the interval its written precision allows (``55.1 GB`` is 55.05 to 55.15
+GB) contains the value. Checking is line by line with the state of one answer, so a streamed
+answer is flagged as it arrives (:class:`LineVerifier`) exactly as the whole answer would be.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import Literal
 
 from explainer import units
-from explainer.explain.checks.names import NameIndex, normalize
+from explainer.explain.checks.claims import (
+    PART,
+    Mention,
+    Quantity,
+    SubjectFinder,
+    clauses,
+    is_whole,
+    name_spans,
+    quantities,
+    refers_back,
+    role,
+)
+from explainer.explain.checks.derive import Operands, Pool
+from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject, function
+from explainer.explain.checks.names import NameIndex
+from explainer.symbols import clean
 
-KINDS = ("bytes", "time", "percent", "bare")
+__all__ = ["FLAG", "KINDS", "Grounding", "LineVerifier", "WrongClaim", "footer", "names_in_line", "verify"]
+
 FLAG = " [unverified]"
 NAME_FLAG = " [not in this profile]"
 GENERIC_NAMES = frozenset({"<module>", "<interpreter trampoline>", "other", "total", "(self)", "(entry point)"})
-
-_UNIT_ALIASES = {
-    "%": ("percent", 1.0),
-    "percent": ("percent", 1.0),
-    "b": ("bytes", 1),
-    "byte": ("bytes", 1),
-    "bytes": ("bytes", 1),
-    "kb": ("bytes", 10**3),
-    "mb": ("bytes", 10**6),
-    "gb": ("bytes", 10**9),
-    "tb": ("bytes", 10**12),
-    "kib": ("bytes", 2**10),
-    "mib": ("bytes", 2**20),
-    "gib": ("bytes", 2**30),
-    "tib": ("bytes", 2**40),
-    "kilobytes": ("bytes", 10**3),
-    "megabytes": ("bytes", 10**6),
-    "gigabytes": ("bytes", 10**9),
-    "terabytes": ("bytes", 10**12),
-    "gibibytes": ("bytes", 2**30),
-    "mebibytes": ("bytes", 2**20),
-    "ns": ("time", 1),
-    "nanoseconds": ("time", 1),
-    "µs": ("time", 10**3),
-    "us": ("time", 10**3),
-    "microseconds": ("time", 10**3),
-    "ms": ("time", 10**6),
-    "milliseconds": ("time", 10**6),
-    "s": ("time", 10**9),
-    "sec": ("time", 10**9),
-    "second": ("time", 10**9),
-    "seconds": ("time", 10**9),
-    "min": ("time", 60 * 10**9),
-    "minute": ("time", 60 * 10**9),
-    "minutes": ("time", 60 * 10**9),
-    "h": ("time", 3600 * 10**9),
-    "hour": ("time", 3600 * 10**9),
-    "hours": ("time", 3600 * 10**9),
-}
-_UNITS_RX = "|".join(sorted((re.escape(u) for u in _UNIT_ALIASES if u != "%"), key=len, reverse=True))
-_NUMBER = re.compile(
-    r"(?P<lt><\s?)?(?<![\w.,$#/])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s?(?P<unit>%|(?:{_UNITS_RX})(?![\w])))?",
-    re.I,
-)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_MASKS = re.compile(r"\[F\d+\]|https?://\S+|<<<PROFILE_DATA[^\n]*|PROFILE_DATA>>>")
-_LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
-_DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
-_FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
 # how a bare number in a table under a "GB" or "ms" header may scale a grounded value
 _SCALES = {
     "bytes": (1, 10**3, 10**6, 10**9, 10**12, 2**10, 2**20, 2**30, 2**40),
     "time": (1, 10**3, 10**6, 10**9, 60 * 10**9, 3600 * 10**9),
 }
-
-
-def _interval(num: str, factor: float) -> tuple[float, float]:
-    value = float(num.replace(",", ""))
-    decimals = len(num.split(".", 1)[1]) if "." in num else 0
-    half = 0.5 * 10.0**-decimals * factor * 1.0001
-    return value * factor, half
-
-
-@dataclass
-class Grounding:
-    """The values an answer may cite; ``value``/``share``/``count`` format a number and record it."""
-
-    unit: str = "count"
-    _lo: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    _hi: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    texts: list[str] = field(default_factory=list)
-    _arrays: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-
-    def add(self, kind: str, value: float, half: float = 0.0) -> None:
-        self._lo[kind].append(value - half)
-        self._hi[kind].append(value + half)
-        self._arrays = None
-
-    def value(self, raw: float, unit: str | None = None) -> str:
-        unit = unit or self.unit
-        kind = units.kind_of(unit)
-        if kind in ("bytes", "time"):
-            self.add(kind, units.to_base(raw, unit))
-        self.add("bare", float(raw))
-        return units.format_value(raw, unit)
-
-    def share(self, part: float, whole: float) -> str:
-        self.add("percent", 100.0 * units.share(part, whole))
-        return units.format_share(part, whole)
-
-    def count(self, n: int) -> str:
-        self.add("bare", float(n))
-        return f"{n:,}"
-
-    def text(self, text: str) -> str:
-        """Our own text (e.g. the knowledge base's): its numbers and names become citable."""
-        self.texts.append(normalize(text))
-        for claim in claims_in_line(text):
-            self.add(claim.kind, claim.value, claim.half)
-        return text
-
-    def merge(self, other: Grounding) -> None:
-        for k in KINDS:
-            self._lo[k] += other._lo[k]
-            self._hi[k] += other._hi[k]
-        self.texts += other.texts
-        self._arrays = None
-
-    def _array(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
-        if self._arrays is None:
-            self._arrays = {k: (np.asarray(self._lo[k]), np.asarray(self._hi[k])) for k in KINDS}
-        return self._arrays[kind]
-
-    def supports(self, claim: Claim) -> bool:
-        if claim.kind == "bare":
-            scaled = (self._overlaps(k, claim.value * f, claim.half * f) for k, fs in _SCALES.items() for f in fs)
-            return self._overlaps("bare", claim.value, claim.half) or any(scaled)
-        if claim.below:
-            lo, hi = self._array(claim.kind)
-            return bool(np.any((lo <= claim.value) & (hi > 0)))
-        return self._overlaps(claim.kind, claim.value, claim.half)
-
-    def _overlaps(self, kind: str, value: float, half: float) -> bool:
-        lo, hi = self._array(kind)
-        return bool(np.any((lo <= value + half) & (hi >= value - half)))
-
-    def mentions(self, name: str) -> bool:
-        norm = normalize(name)
-        return any(norm in t for t in self.texts)
+Verdict = Literal["verified", "derived", "unbound", "wrong"]
 
 
 @dataclass(frozen=True, slots=True)
-class Claim:
+class WrongClaim:
+    """A claim that failed: what was written, about what, why, and the right value when known."""
+
     text: str
-    start: int
-    end: int
-    kind: str
-    value: float
-    half: float
-    below: bool = False  # written "<0.1%": any grounded value under it supports it
+    subject: str | None
+    reason: str
+    expected: str | None
+    kind: Literal["misattributed", "role", "unknown", "name"] = "unknown"
 
-
-def _mask(line: str) -> str:
-    line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
-    return _MASKS.sub(lambda m: " " * len(m.group(0)), line)
-
-
-def claims_in_line(line: str) -> list[Claim]:
-    masked = _mask(line)
-    marker = _LIST_MARKER.match(masked)
-    out = []
-    for m in _NUMBER.finditer(masked):
-        if marker and m.start("num") < marker.end():
-            continue
-        end = m.end()
-        if end < len(masked) and (masked[end].isalnum() or masked[end] == "_") and not m.group("unit"):
-            continue  # part of a word: 3rd, 2x, cl100k
-        unit = (m.group("unit") or "").casefold()
-        if unit:
-            kind, factor = _UNIT_ALIASES[unit]
-        else:
-            kind, factor = "bare", 1
-        num = m.group("num")
-        value, half = _interval(num, float(factor))
-        if kind == "bare" and "." not in num and value <= 10:
-            continue
-        out.append(Claim(line[m.start("num") : end], m.start("num"), end, kind, value, half, bool(m.group("lt"))))
-    return out
-
-
-def _looks_like_symbol(text: str) -> bool:
-    t = text.strip()
-    if not t or len(t) > 300 or (t[0].isdigit() and not t.startswith("0x")):
-        return False
-    if t.startswith("0x") or (t.startswith("<") and t.endswith(">")):
-        return True
-    if re.fullmatch(r"[A-Z0-9_]+", t) or "=" in t or t.startswith("-") or _FILE_EXT.search(t):
-        return False
-    if " " in t.replace(" > ", "").replace(" / ", ""):
-        return False
-    return bool(re.search(r"\.|::| > | / |\(|_|[a-z][A-Z]", t))
+    def as_dict(self) -> dict[str, str | None]:
+        return {"text": self.text, "subject": self.subject, "reason": self.reason, "expected": self.expected}
 
 
 def names_in_line(line: str) -> list[tuple[str, int]]:
     """(name, end offset) of every function-looking name: code spans and dotted identifiers."""
-    found = [(m.group(2), m.end()) for m in _CODE_SPAN.finditer(line) if _looks_like_symbol(m.group(2))]
-    plain = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), _MASKS.sub(lambda m: " " * len(m.group(0)), line))
-    for m in _DOTTED.finditer(plain):
-        word = m.group(1)
-        parts = re.split(r"\.|::", word)
-        if (
-            min(len(p) for p in parts) >= 2
-            and len(word) >= 6
-            and not _FILE_EXT.search(word)
-            and ("_" in word or re.search(r"[a-z][A-Z]|^[A-Z]", word))
-        ):
-            found.append((word, m.end()))
-    return found
+    return [(name, end) for name, _, end in name_spans(line)]
+
+
+def _label(subject: Subject) -> str:
+    if subject.kind == "function":
+        return f"`{clean(subject.label[:121], 120).replace('`', chr(39))}`"
+    return subject.label
+
+
+def _possessive(label: str) -> str:
+    return label + ("'" if label.endswith("s") else "'s")
+
+
+def _show(kind: str, value: float, binary: bool = False) -> str:
+    if kind == "percent":
+        return f"{value:.1f}%"
+    return (
+        units.format_bytes(value, "binary" if binary else "decimal")
+        if kind == "bytes"
+        else units.format_duration_ns(value)
+    )
 
 
 @dataclass
 class LineVerifier:
-    """Flags unverified numbers and names line by line; feed streamed text, then :meth:`finish`."""
+    """Judges numbers and names line by line; feed streamed text, then :meth:`finish`."""
 
     grounding: Grounding
     names: NameIndex
     transform: Callable[[str], str] | None = None  # applied to each line first (e.g. sanitising)
+    question: str = ""  # what was asked: "It uses 8.7 GB" at the start of the answer is about its subject
     checked: int = 0
     unverified: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("verified", "derived", "unbound", "wrong"), 0)
+    )
+    wrong: list[WrongClaim] = field(default_factory=list)
+    derivations: list[tuple[str, str]] = field(default_factory=list)  # (claim, the grounded values it came from)
     _pending: str = ""
+    _previous: list[Mention] = field(default_factory=list)
+    _pool: Pool = field(default_factory=Pool)
+    _finder: SubjectFinder | None = None
+    _claim: dict[str, Operands] = field(default_factory=dict)  # numbers accepted in the current claim
 
     def feed(self, text: str) -> str:
         self._pending += text
@@ -252,19 +127,160 @@ class LineVerifier:
     def _line(self, line: str) -> str:
         if self.transform is not None:
             line = self.transform(line)
+        if self._finder is None:
+            self._finder = SubjectFinder(self.grounding, self.names)
+            self._previous = [m for m in self._finder.find(self.question) if m.keys]
+            for kind in ("bytes", "time", "percent"):
+                values = self.grounding.values_of(TOTAL.key, kind)
+                if values:
+                    self._pool.total[kind] = max(values)
+        mentions = self._finder.find(line)
+        found = quantities(line)
         inserts: list[tuple[int, str]] = []
-        for claim in claims_in_line(line):
-            self.checked += 1
-            if not self.grounding.supports(claim):
-                self.unverified.append(claim.text)
-                inserts.append((claim.end, FLAG))
+        for start, end in clauses(line):
+            here = [m for m in mentions if start <= m.start < end]
+            if refers_back(line[start:end]):
+                here = [*self._previous, *here]
+            self._claim = {}
+            for q in (q for q in found if start <= q.start < end):
+                mark = self._judge(line, q, here, line[start:end])
+                if mark:
+                    inserts.append((q.end, mark))
+            if here:
+                self._previous = here
         for name, end in names_in_line(line):
             if not self._name_ok(name):
                 self.unverified.append(f"{name} (not a function in this profile)")
+                reason = f"{_label(function(name))} is not a function in this profile"
+                self.wrong.append(WrongClaim(name, None, reason, None, "name"))
                 inserts.append((end, NAME_FLAG))
         for at, mark in sorted(inserts, reverse=True):
             line = line[:at] + mark + line[at:]
         return line
+
+    # one number
+    def _judge(self, line: str, q: Quantity, mentions: list[Mention], clause: str) -> str:
+        self.checked += 1
+        keys = list(dict.fromkeys(k for m in mentions for k in m.keys))
+        if keys and is_whole(line, q) and TOTAL.key in self.grounding.subjects:
+            keys.append(TOTAL.key)
+        verdict, mark = self._verdict(line, q, keys, self._nearest(q, mentions), clause)
+        self.counts[verdict] += 1
+        return mark
+
+    def _verdict(
+        self, line: str, q: Quantity, keys: list[str], subject: Subject | None, clause: str
+    ) -> tuple[Verdict, str]:
+        g = self.grounding
+        if q.kind == "bare" or q.below:
+            return self._unbound(q, clause)
+        hits = [(k, v) for k in keys for v in g.values_of(k, q.kind) if any(abs(v - r) <= h for r, h in q.readings)]
+        if hits:
+            self._wrote(q.kind, hits[0][1])
+            return self._role_check(line, q, hits)
+        derived = self._derive(q, keys, clause)
+        if derived:
+            return "derived", ""
+        if subject is not None:
+            others = [o for o in self._owners(q) if o.key not in keys]
+            if others and PART.search(clause) and any(g.wholes.get(o.key, set()) & set(keys) for o in others):
+                self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
+                return "verified", ""  # a part's value, said to be a part: "of which 350 MB is autotuning"
+            expected = self._expected(q, subject)
+            if others:
+                reason = f"{q.text} is {_possessive(_label(others[0]))}, not {_possessive(_label(subject))}"
+                self._fail(q, subject, reason, expected, "misattributed")
+                return "wrong", f" [wrong: {reason}" + (f"; {_label(subject)}: {expected}]" if expected else "]")
+            if any(g.overlaps(q.kind, r, h) for r, h in q.readings):
+                self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
+                return "unbound", ""  # a grounded value that belongs to no subject (a coverage, a caveat)
+            reason = f"{q.text} is not a value of {_label(subject)}"
+            if q.kind == "ratio":
+                reason = f"{q.text} is no ratio of the values this claim names"
+            self._fail(q, subject, reason, expected, "unknown")
+            return "wrong", f" [unverified; {_label(subject)}: {expected}]" if expected else FLAG
+        return self._unbound(q, clause)
+
+    def _unbound(self, q: Quantity, clause: str) -> tuple[Verdict, str]:
+        if self._supports(q):
+            self._wrote(q.kind, q.readings[0][0], q.readings[0][1])
+            return "unbound", ""
+        if q.kind != "bare" and self._derive(q, [], clause):
+            return "derived", ""
+        self._fail(q, None, f"{q.text} is not in this profile's facts", None, "unknown")
+        return "wrong", FLAG
+
+    def _derive(self, q: Quantity, keys: list[str], clause: str) -> bool:
+        # the total is an operand only when the claim names it: "X grew by 11.5 GB" is not the total's change
+        local: dict[str, Operands] = {kind: dict(ops) for kind, ops in self._claim.items()}
+        for key in keys:
+            for kind in ("bytes", "time", "percent"):
+                for v in self.grounding.values_of(key, kind):
+                    local.setdefault(kind, {})[v] = units.display_half(v, kind)
+        found = self._pool.derive(q.kind, q.readings, local, clause)
+        if found is None:
+            return False
+        value, how = found
+        self.derivations.append((q.text, how))
+        self._wrote(q.kind, value)
+        return True
+
+    def _wrote(self, kind: str, value: float, half: float | None = None) -> None:
+        """An accepted number: an operand for the rest of this claim and for "the rest" later."""
+        self._pool.wrote(kind, value)
+        if kind in ("bytes", "time", "percent"):
+            self._claim.setdefault(kind, {})[value] = units.display_half(value, kind) if half is None else half
+
+    def _role_check(self, line: str, q: Quantity, hits: list[tuple[str, float]]) -> tuple[Verdict, str]:
+        """A value of the subject, but written as its self when it is its total (or the other way)."""
+        said = role(line, q)
+        known = [(k, self.grounding.roles.get((k, q.kind, v))) for k, v in hits]
+        if said is None or any(roles is None or said in roles for _, roles in known):
+            return "verified", ""
+        key = known[0][0]
+        subject = self.grounding.subjects[key]
+        other = "total" if said == "self" else "self"
+        right = sorted(
+            v for (k, kind, v), r in self.grounding.roles.items() if k == key and kind == q.kind and said in r
+        )
+        expected = " or ".join(_show(q.kind, v, "ib" in q.text.lower()) for v in right[:2]) or None
+        reason = f"{q.text} is {_possessive(_label(subject))} {other}, not its {said}"
+        self._fail(q, subject, reason, expected, "role")
+        return "wrong", f" [wrong: {reason}" + (f"; its {said}: {expected}]" if expected else "]")
+
+    def _owners(self, q: Quantity) -> list[Subject]:
+        return [s for r, h in q.readings for s in self.grounding.owners(q.kind, r, h)]
+
+    def _supports(self, q: Quantity) -> bool:
+        g = self.grounding
+        for value, half in q.readings:
+            if q.kind == "bare":
+                scaled = (g.overlaps(k, value * f, half * f) for k, fs in _SCALES.items() for f in fs)
+                if g.overlaps("bare", value, half) or any(scaled):
+                    return True
+            elif q.below:
+                if g.below(q.kind, value):
+                    return True
+            elif g.overlaps(q.kind, value, half):
+                return True
+        return False
+
+    def _nearest(self, q: Quantity, mentions: list[Mention]) -> Subject | None:
+        """The subject a wrong number is reported against: the closest known one before it, else after."""
+        known = [m for m in mentions if m.keys]
+        before = [m for m in known if m.start < q.start]
+        pick = before[-1] if before else (known[0] if known else None)
+        return self.grounding.subjects[pick.keys[0]] if pick else None
+
+    def _expected(self, q: Quantity, subject: Subject) -> str | None:
+        """The subject's values of the claim's kind, in the units it is written in (GiB stays GiB)."""
+        values = sorted(self.grounding.values_of(subject.key, q.kind), reverse=True)
+        return " or ".join(_show(q.kind, v, "ib" in q.text.lower()) for v in values[:3]) or None
+
+    def _fail(self, q: Quantity, subject: Subject | None, reason: str, expected: str | None, kind: str) -> None:
+        self.unverified.append(q.text)
+        label = _label(subject) if subject else None
+        self.wrong.append(WrongClaim(q.text, label, reason, expected, kind))  # type: ignore[arg-type]
 
     def _name_ok(self, name: str) -> bool:
         bare = name.strip().removesuffix("()")

@@ -18,7 +18,8 @@ import tiktoken
 
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
-from explainer.explain import kb
+from explainer.explain.checks.grounding import TOTAL, About
+from explainer.explain.checks.grounding import category as category_subject
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
@@ -104,9 +105,9 @@ class _Collector:
     def name(self, name: str) -> str:
         return clean(name[: self.limits.name + 1], self.limits.name)
 
-    def vs(self, g: Grounding, value: int) -> str:
-        """``55.1 GB (73.8%)``, recorded."""
-        return f"{g.value(value)} ({g.share(value, self.ctx.total)})"
+    def vs(self, g: Grounding, value: int, about: About = None, role: str | None = None) -> str:
+        """``55.1 GB (73.8%)``, recorded (as ``about``'s self or total when it is one's)."""
+        return f"{g.value(value, about=about, role=role)} ({g.share(value, self.ctx.total, about, role)})"
 
 
 def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[tuple[dict[str, Any], Grounding]]:
@@ -118,7 +119,9 @@ def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[t
     if ctx.profile.labels and not redact_labels:
         item["labels"] = [[c.name(k), c.name(v)] for k, v in ctx.profile.labels[: limits.orchestrators]]
     item.update(
-        total=c.vs(g, ctx.total), stacks=g.count(ctx.profile.stack_count), functions=g.count(s.stats.function_count)
+        total=c.vs(g, ctx.total, TOTAL),
+        stacks=g.count(ctx.profile.stack_count),
+        functions=g.count(s.stats.function_count),
     )
     if not ctx.total:
         return c.pairs
@@ -149,10 +152,11 @@ def _top_self(c: _Collector) -> None:
     )
     for i, r in enumerate(rows, 1):
         item, g = c.fact(f"self #{i}", function=c.name(r.name))
-        item.update(self=c.vs(g, r.self), total=c.vs(g, r.total))
-        category = kb.category(r.name)
+        item.update(self=c.vs(g, r.self, r.name, "self"), total=c.vs(g, r.total, r.name, "total"))
+        category = c.ctx.reading.category_label(r.name)
         if category:
             item["category"] = category
+            g.part_of(r.name, category_subject(category))
 
 
 def _chain(c: _Collector, chain: Chain, about: str) -> None:
@@ -169,17 +173,19 @@ def _chain(c: _Collector, chain: Chain, about: str) -> None:
         shown, hidden = [*steps], 0
     # each step's total over the whole profile: how wide its bar is in the flame graph
     item["steps"] = [
-        [c.name(s.name), c.vs(g, s.total)] if s is not None else [f"... {hidden} frames not shown ...", ""]
+        [c.name(s.name), c.vs(g, s.total, s.name, "total")]
+        if s is not None
+        else [f"... {hidden} frames not shown ...", ""]
         for s in shown
     ]
-    item.update(frames_in_chain=g.count(len(chain.steps)), reaching_target=c.vs(g, chain.value))
+    item.update(frames_in_chain=g.count(len(chain.steps)), reaching_target=c.vs(g, chain.value, chain.target))
     app = c.ctx.app_frame(chain)
     if app is not None:
         item, g = c.fact(
             "nearest application frame below the biggest self consumer (the code that asked for it)",
             function=c.name(app.name),
         )
-        item["width"] = c.vs(g, app.width)
+        item["width"] = c.vs(g, app.width, app.name)
 
 
 def _responsible(c: _Collector) -> None:
@@ -190,21 +196,24 @@ def _responsible(c: _Collector) -> None:
         "most responsible below the shared entry frames (widest bar not every stack passes through)",
         function=c.name(row.name),
     )
-    item.update(total=c.vs(g, row.total), self=c.vs(g, row.self))
+    item.update(total=c.vs(g, row.total, row.name, "total"), self=c.vs(g, row.self, row.name, "self"))
 
 
 def _sites(c: _Collector) -> None:
     rows = c.ctx.sites[: c.limits.orchestrators]
     if rows:
         item, g = c.fact("allocation sites (knowledge base): the nearest application frame that asked for the memory")
-        item["sites"] = [[c.name(name), c.vs(g, value), label] for name, value, label in rows]
+        item["sites"] = [[c.name(name), c.vs(g, value, name), label] for name, value, label in rows]
+        for name, _, label in rows:
+            if label:
+                g.part_of(name, category_subject(label))
 
 
 def _top_total(c: _Collector) -> None:
     lst = c.ctx.summary.top_total
     rows = lst.rows[: c.limits.top]
     item, g = c.fact("top by total (self plus everything called; the widest bars): [function, total, self]")
-    item["rows"] = [[c.name(r.name), c.vs(g, r.total), c.vs(g, r.self)] for r in rows]
+    item["rows"] = [[c.name(r.name), c.vs(g, r.total, r.name, "total"), c.vs(g, r.self, r.name, "self")] for r in rows]
 
 
 def _orchestrators(c: _Collector) -> None:
@@ -212,7 +221,7 @@ def _orchestrators(c: _Collector) -> None:
     if not rows:
         return
     item, g = c.fact("wide bars with zero self: they only pass calls on, skip them when hunting the source")
-    item["functions"] = [[c.name(r.name), c.vs(g, r.total)] for r in rows]
+    item["functions"] = [[c.name(r.name), c.vs(g, r.total, r.name, "total")] for r in rows]
 
 
 def _notes(c: _Collector) -> None:
@@ -234,10 +243,10 @@ def _notes(c: _Collector) -> None:
 
 
 def _categories(c: _Collector) -> None:
-    rows = kb.breakdown(c.ctx.profile)[:6]
+    rows = c.ctx.reading.breakdown[:6]
     if rows:
         item, g = c.fact("by category (knowledge base)")
-        item["categories"] = [[label, c.vs(g, value)] for label, value in rows]
+        item["categories"] = [[label, c.vs(g, value, category_subject(label))] for label, value in rows]
 
 
 def _changes(c: _Collector, diff: Diff) -> None:
@@ -245,19 +254,25 @@ def _changes(c: _Collector, diff: Diff) -> None:
     delta = diff.total_after - diff.total_before
     sign = "+" if delta >= 0 else "-"
     item.update(
-        baseline_total=g.value(diff.total_before),
-        this_total=g.value(diff.total_after),
-        change=f"{sign}{g.value(abs(delta))} ({sign}{g.share(abs(delta), diff.total_before)} of the baseline)",
+        baseline_total=g.value(diff.total_before, about=TOTAL),
+        this_total=g.value(diff.total_after, about=TOTAL),
+        change=f"{sign}{g.value(abs(delta), about=TOTAL)} "
+        f"({sign}{g.share(abs(delta), diff.total_before, TOTAL)} of the baseline)",
     )
     rows = diff.ranked("self")[: c.limits.changes]
     if rows:
         item, g = c.fact("biggest changes by self, above the noise floor: [function, before, after, change]")
+        # a row's change is also its category's ("the KV cache grew from 43.6 GB to 55.1 GB")
+        about = [
+            (r.name, *((category_subject(label),) if (label := c.ctx.reading.category_label(r.name)) else ()))
+            for r in rows
+        ]
         item["changes"] = [
             [
                 c.name(r.name),
-                g.value(r.self_before),
-                g.value(r.self_after),
-                ("+" if r.delta() >= 0 else "-") + g.value(abs(r.delta())),
+                g.value(r.self_before, about=whose),
+                g.value(r.self_after, about=whose),
+                ("+" if r.delta() >= 0 else "-") + g.value(abs(r.delta()), about=whose),
             ]
-            for r in rows
+            for r, whose in zip(rows, about, strict=True)
         ]

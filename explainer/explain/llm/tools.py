@@ -16,11 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from explainer import knowledge
 from explainer.analysis.diff import Diff
 from explainer.analysis.functions import top
 from explainer.analysis.sandwich import ENTRY, SELF
-from explainer.explain import kb
 from explainer.explain.answers.writer import Writer
+from explainer.explain.checks.grounding import TOTAL
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import data_block
@@ -183,7 +184,7 @@ class Toolbox:
             "order": a.order,
             "of_functions": w.n(lst.of_functions),
             "covered": w.p(lst.covered),
-            "rows": [[self._n(r.name), w.vp(r.self), w.vp(r.total)] for r in lst.rows],
+            "rows": [[self._n(r.name), w.vp(r.self, r.name, "self"), w.vp(r.total, r.name, "total")] for r in lst.rows],
             "columns": ["function", "self (share)", "total (share)"],
         }
 
@@ -193,14 +194,15 @@ class Toolbox:
             return self._missing(a.name)
         s, t = self.ctx.of(fid)
         sw = self.ctx.sandwich(fid, 5)
+        name = self.ctx.profile.names[fid]
         return {
-            "function": self._n(self.ctx.profile.names[fid]),
-            "self": w.vp(s),
-            "total": w.vp(t),
+            "function": self._n(name),
+            "self": w.vp(s, name, "self"),
+            "total": w.vp(t, name, "total"),
             "meaning": w.meaning(self.ctx.profile.names[fid], full=True),
             "knobs": w.knobs(self.ctx.profile.names[fid]),
-            "callers": [[self._n(c.name), w.v(c.value)] for c in sw.callers if c.name != ENTRY],
-            "callees": [[self._n(c.name), w.v(c.value)] for c in sw.callees],
+            "callers": [[self._n(c.name), w.v(c.value, c.name)] for c in sw.callers if c.name != ENTRY],
+            "callees": [[self._n(c.name), w.v(c.value, c.name)] for c in sw.callees],
         }
 
     def _call_chain(self, w: Writer, a: ChainArgs) -> dict[str, Any]:
@@ -216,11 +218,19 @@ class Toolbox:
         return {
             "target": self._n(chain.target),
             "entry_first": True,
-            "steps": [[self._n(s.name), w.vp(s.total), w.v(s.self), clean(decode(s.name).kind, 20)] for s in steps],
+            "steps": [
+                [
+                    self._n(s.name),
+                    w.vp(s.total, s.name, "total"),
+                    w.v(s.self, s.name, "self"),
+                    clean(decode(s.name, w.runtime).kind, 20),
+                ]
+                for s in steps
+            ],
             "columns": ["function", "total (share)", "self", "kind"],
             "frames_in_chain": w.n(len(chain.steps)),
             "interpreter_frames_left_out": w.n(len(chain.steps) - len(steps)),
-            "value_on_this_chain": w.vp(chain.value),
+            "value_on_this_chain": w.vp(chain.value, chain.target),
         }
 
     def _callers_callees(self, w: Writer, a: NeighbourArgs) -> dict[str, Any]:
@@ -230,27 +240,31 @@ class Toolbox:
         sw = self.ctx.sandwich(fid, a.limit)
         return {
             "function": self._n(sw.function),
-            "total": w.vp(self.ctx.of(fid)[1]),
-            "callers": [[self._n(c.name), w.vp(c.value)] for c in sw.callers],
-            "callees": [[self._n(c.name) if c.name != SELF else SELF, w.vp(c.value)] for c in sw.callees],
+            "total": w.vp(self.ctx.of(fid)[1], sw.function, "total"),
+            "callers": [[self._n(c.name), w.vp(c.value, c.name)] for c in sw.callers],
+            "callees": [
+                [self._n(c.name) if c.name != SELF else SELF, w.vp(c.value, c.name if c.name != SELF else sw.function)]
+                for c in sw.callees
+            ],
         }
 
     def _symbol_meaning(self, w: Writer, a: NameArgs) -> dict[str, Any]:
         fid = self._find(a.name)
         name = self.ctx.profile.names[fid] if fid is not None else a.name
-        sym = decode(name)
+        sym = decode(name, w.runtime)
         out: dict[str, Any] = {
             "label": self._n(name),
             "in_profile": fid is not None,
             "kind": sym.kind,
+            "language": sym.language or "ambiguous",
             "convention": w.convention(name),
         }
-        described = kb.describe(name)
+        described = knowledge.describe(name)
         if described:
             out["knowledge"] = w.text(described)
         if fid is not None:
             s, t = self.ctx.of(fid)
-            out.update(self=w.vp(s), total=w.vp(t))
+            out.update(self=w.vp(s, name, "self"), total=w.vp(t, name, "total"))
         return out
 
     def _search_functions(self, w: Writer, a: SearchArgs) -> dict[str, Any]:
@@ -259,8 +273,8 @@ class Toolbox:
         return {
             "matches": w.n(len(ids)),
             "rows": [
-                [self._n(self.ctx.profile.names[i]), w.vp(self.ctx.of(i)[0]), w.vp(self.ctx.of(i)[1])]
-                for i in ids[: a.limit]
+                [self._n(name), w.vp(self.ctx.of(i)[0], name, "self"), w.vp(self.ctx.of(i)[1], name, "total")]
+                for i, name in ((i, self.ctx.profile.names[i]) for i in ids[: a.limit])
             ],
             "columns": ["function", "self (share)", "total (share)"],
         }
@@ -270,14 +284,14 @@ class Toolbox:
         if not isinstance(diff, Diff):
             return {"error": "no baseline profile is loaded"}
         return {
-            "baseline_total": w.v(diff.total_before),
-            "this_total": w.v(diff.total_after),
+            "baseline_total": w.v(diff.total_before, TOTAL),
+            "this_total": w.v(diff.total_after, TOTAL),
             "changes": [
                 [
                     self._n(c.name),
-                    w.v(c.self_before),
-                    w.v(c.self_after),
-                    ("+" if c.delta() >= 0 else "-") + w.v(abs(c.delta())),
+                    w.v(c.self_before, c.name),
+                    w.v(c.self_after, c.name),
+                    ("+" if c.delta() >= 0 else "-") + w.v(abs(c.delta()), c.name),
                     c.presence,
                 ]
                 for c in diff.ranked("self")[: a.n]

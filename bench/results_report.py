@@ -1,0 +1,152 @@
+"""The Markdown report of bench/run.py: tables, ratios, the scaling exponent and the targets."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+Sizes = dict[int, dict[str, Any]]  # stacks -> tool -> Measurement
+
+
+@dataclass(frozen=True)
+class Targets:
+    floor_ratio: float
+    peak_mib: float
+    scale_2m: float
+    one_shot: float
+    startup_s: float
+
+
+def busy_warning(load: float) -> list[str]:
+    # pprof uses every core (Go's parallel GC) and explainer one, so contention skews the ratio.
+    if load <= 0.5 * (os.cpu_count() or 1):
+        return []
+    return [
+        "",
+        "**Warning: the machine was busy; absolute wall times are unreliable. The ratios are measured "
+        "side by side (runs interleaved), which is what the targets compare.**",
+    ]
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def exponent(points: list[tuple[int, float]]) -> float | None:
+    """Least-squares slope of log(time) against log(stacks): 1.0 is linear."""
+    if len(points) < 2:
+        return None
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else None
+
+
+def render(
+    sizes: Sizes,
+    startup: dict[str, Any],
+    top1: Callable[[Any], tuple[str, str]],
+    *,
+    repeat: int,
+    versions: dict[str, str],
+    load_at_start: float,
+    targets: Targets,
+) -> tuple[str, bool]:
+    lines = [
+        "# explainer: speed and memory, side by side",
+        "",
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPUs, {platform.platform()}; "
+        f"median wall time and max peak RSS of {repeat} run(s) per command, each a separate process, "
+        "the commands interleaved run by run.",
+        "",
+        f"Load average (1 min) at start {load_at_start:.2f}, at end {os.getloadavg()[0]:.2f}; "
+        "each row shows the load its runs started under.",
+        *busy_warning(load_at_start),
+        "",
+        f"- analyze: `explainer analyze FILE --format json` ({versions['explainer']})",
+        "- floor: `python bench/floor.py FILE` (gunzip + upb parse, samples as raw bytes; nothing else)",
+        f"- ask: `explainer ask FILE {versions['question']!r} --llm offline`",
+        "- handoff: `explainer handoff FILE --llm offline`",
+        f"- pprof: `pprof -symbolize=none -top FILE` ({versions['pprof']})",
+        "",
+        "| stacks | command | wall s | wall s min-max | peak MiB | load min-max |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for stacks, tools in sizes.items():
+        for m in tools.values():
+            lines.append(
+                f"| {stacks} | {m.tool} | {m.wall_s:.3f} | {m.span('wall_s')} | {m.peak_mib:.1f} | {m.span('load')} |"
+            )
+    ok = True
+    lines += [
+        "",
+        "| stacks | analyze / floor | pprof / analyze (time) | pprof / analyze (memory) | top-1 self agrees |",
+    ]
+    lines.append("|---:|---:|---:|---:|---|")
+    for stacks, tools in sizes.items():
+        ex, floor, pp = tools["analyze"], tools.get("floor"), tools.get("pprof")
+        agree = "-"
+        if pp is not None:
+            ours, theirs = top1(tools)
+            ok &= ours == theirs
+            agree = f"{verdict(ours == theirs)} (`{ours[:60]}`)"
+        lines.append(
+            f"| {stacks} | {_ratio(ex, floor)} | {_ratio(pp, ex)} | "
+            f"{f'{pp.peak_mib / ex.peak_mib:.1f}x' if pp else '-'} | {agree} |"
+        )
+    verdicts, section = _targets(sizes, startup, targets)
+    lines += section
+    ok &= all(verdicts)
+    return "\n".join(lines) + "\n", ok
+
+
+def _ratio(a: Any, b: Any) -> str:
+    return f"{a.wall_s / b.wall_s:.2f}x" if a is not None and b is not None else "-"
+
+
+def _targets(sizes: Sizes, startup: dict[str, Any], t: Targets) -> tuple[list[bool], list[str]]:
+    lines = ["", "## Scaling and start-up", ""]
+    points = [(n, tools["analyze"].wall_s) for n, tools in sizes.items() if n >= 50_000]
+    slope = exponent(points)
+    if slope is not None:
+        lines.append(
+            f"- fitted exponent of analyze's time over {[n for n, _ in points]} stacks: **{slope:.2f}** (1.0 is linear)"
+        )
+    for tool, m in startup.items():
+        lines.append(f"- start-up, `{tool}`: median {m.wall_s:.3f} s, min {min(r.wall_s for r in m.runs):.3f} s "
+                     f"over {len(m.runs)} runs, load {m.span('load')}")  # fmt: skip
+    lines += ["", "## Targets (issue 13)", ""]
+    verdicts: list[bool] = []
+
+    def check(ok: bool, text: str) -> None:
+        verdicts.append(ok)
+        lines.append(f"- {verdict(ok)}: {text}")
+
+    big, small, huge = sizes.get(500_000), sizes.get(5_000), sizes.get(2_000_000)
+    if big:
+        ex, floor = big["analyze"], big["floor"]
+        check(ex.wall_s <= t.floor_ratio * floor.wall_s, f"500k analyze {ex.wall_s / floor.wall_s:.2f}x the floor "
+              f"({ex.wall_s:.2f} s vs {floor.wall_s:.2f} s; target <= {t.floor_ratio:g}x)")  # fmt: skip
+        check(ex.peak_mib <= t.peak_mib, f"500k analyze peak {ex.peak_mib:.0f} MiB (target <= {t.peak_mib:.0f} MiB; "
+              f"the floor's is {floor.peak_mib:.0f} MiB)")  # fmt: skip
+        for tool in ("ask", "handoff"):
+            if tool in big:
+                r = big[tool].wall_s / ex.wall_s
+                check(r <= t.one_shot, f"500k {tool} {r:.2f}x analyze (target <= {t.one_shot:g}x)")
+    if small and "pprof" in small:
+        ex, pp = small["analyze"], small["pprof"]
+        check(ex.wall_s <= pp.wall_s, f"5k analyze {ex.wall_s:.3f} s vs pprof {pp.wall_s:.3f} s (target: no slower)")
+    if big and huge:
+        r = huge["analyze"].wall_s / big["analyze"].wall_s
+        check(r <= t.scale_2m, f"2M analyze {r:.2f}x the 500k time (target <= {t.scale_2m:g}x; 4.0 is linear)")
+    for tool, m in startup.items():
+        check(m.wall_s < t.startup_s, f"start-up `{tool}` median {m.wall_s:.3f} s (target < {t.startup_s:g} s)")
+    if not verdicts:
+        lines.append("- not checked: run 5000, 500000 and 2000000 stacks for the targets")
+    return verdicts, lines

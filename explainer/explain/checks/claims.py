@@ -1,0 +1,270 @@
+"""Reading an answer's line into claims: its quantities, the subjects it names, and its clauses.
+
+A *claim* is a clause of a sentence, a table row or a list item. Its numbers are about the
+subjects named in it: a function (a code span or a dotted name), a category the grounding knows
+("KV cache", "model weights"), or the total. What is skipped, by design: numbers inside code
+spans (names such as ``0x7f151``), ordered-list markers, fact ids, and bare integers up to 10
+(ordinals and small counts of things on the screen). Numbers are read by :mod:`explainer.units`,
+English or Dutch ("55.1 GB", "55,1 GB", "1.234.567").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explainer import units
+from explainer.explain.checks.grounding import TOTAL, Grounding
+from explainer.explain.checks.names import NameIndex, normalize
+
+_UNITS_RX = "|".join(sorted((re.escape(u) for u in units.UNIT_WORDS if u != "%"), key=len, reverse=True))
+_NUMBER = re.compile(
+    rf"(?P<lt><\s?)?(?<![\w.,$#/])(?P<num>{units.NUMBER_PATTERN})"
+    rf"(?:\s?(?P<unit>%|(?:{_UNITS_RX})(?![\w])))?",
+    re.I,
+)
+_WORDS_RX = "|".join(units.NUMBER_WORDS)
+# "4x the weights", "about four times the weights", "twice as much", "vier keer zoveel"
+_RATIO = re.compile(
+    rf"(?<![\w.,])(?P<num>{units.NUMBER_PATTERN}|{_WORDS_RX})\s?(?:x|×|times|keer)?"
+    r"(?=\s+(?:the|as|more|larger|bigger|greater|smaller|higher|lower|what|that|than|its|zo|zoveel|meer|groter|de|het)\b)",
+    re.I,
+)
+_FACTOR = re.compile(rf"\b(?:a )?factor (?:of )?(?:about |roughly |~)?(?P<num>{units.NUMBER_PATTERN})(?!\d)", re.I)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_MASKS = re.compile(r"\[F\d+\]|https?://\S+|<<<PROFILE_DATA[^\n]*|PROFILE_DATA>>>")
+_LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
+_DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
+_FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
+_TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
+_WEAK_TOTAL = re.compile(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
+# the whole of a share: "73.8% of the 74.7 GB", "van de 74,7 GB"
+_WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[.!?])\s+(?=[^\s\d])|;\s+"
+    r"|,\s+(?=(?:while|whereas|but|and|plus|followed by|then|terwijl|maar|en|plus|gevolgd door|daarna)\b)"
+    r"|\s+(?=(?:while|whereas|terwijl)\b)",
+    re.I,
+)
+_PRONOUN = re.compile(
+    r"^[\s>*_#-]*(?:\d+[.)]\s+)?(?:it|its|this|that|these|those|they|their|which|of (?:that|which|these|this)"
+    r"|het|dit|dat|deze|die|ze|zij|daarvan|waarvan)\b",
+    re.I,
+)
+_ALIAS_STOP = frozenset({"other", "code", "driver", "application", "native code", "other application code"})
+# other words for a category, in English and Dutch answers
+_SYNONYMS = {
+    "weights": ("gewichten", "modelgewichten"),
+    "activations": ("activaties",),
+    "torch.compile": ("compilation", "compile"),
+    "unresolved native code": ("unresolved", "unresolved code"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number as written: its kind and every reading of it in base units (value, half-width)."""
+
+    text: str
+    start: int
+    end: int
+    kind: str  # bytes, time, percent, bare, ratio
+    readings: tuple[tuple[float, float], ...]
+    below: bool = False  # written "<0.1%": any grounded value under it supports it
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A subject named in a line; ``keys`` are the grounding's subjects it may mean (none: unknown)."""
+
+    start: int
+    end: int
+    keys: tuple[str, ...]
+
+
+def mask(line: str) -> str:
+    line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+    return _MASKS.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def quantities(line: str) -> list[Quantity]:
+    masked = mask(line)
+    marker = _LIST_MARKER.match(masked)
+    out = _ratios(line, masked)
+    for m in _NUMBER.finditer(masked):
+        if marker and m.start("num") < marker.end():
+            continue
+        if any(r.start <= m.start("num") < r.end for r in out if r.kind == "ratio"):
+            continue
+        end = m.end()
+        if end < len(masked) and (masked[end].isalnum() or masked[end] == "_") and not m.group("unit"):
+            continue  # part of a word: 3rd, 2x, cl100k
+        kind, factor = units.unit_word(m.group("unit") or "") or ("bare", 1)
+        readings = units.number_readings(m.group("num"))
+        if kind == "bare" and all(v <= 10 and h >= 0.5 for v, h in readings):
+            continue
+        scaled = tuple((v * factor, h * factor * 1.0001) for v, h in readings)
+        out.append(Quantity(line[m.start("num") : end], m.start("num"), end, kind, scaled, bool(m.group("lt"))))
+    return sorted(out, key=lambda q: q.start)
+
+
+def _ratios(line: str, masked: str) -> list[Quantity]:
+    out = []
+    for m in _FACTOR.finditer(masked):
+        out.append(
+            Quantity(line[m.start() : m.end()], m.start(), m.end(), "ratio", units.number_readings(m.group("num")))
+        )
+    for m in _RATIO.finditer(masked):
+        word = m.group("num").lower()
+        readings: tuple[tuple[float, float], ...]
+        if word in units.NUMBER_WORDS:
+            if word not in ("twice", "double", "dubbel") and not m.group(0)[len(word) :].strip():
+                continue  # "four the" is not a ratio; "twice the" is
+            readings = ((float(units.NUMBER_WORDS[word]), 0.5),)
+        elif m.group(0)[len(word) :].strip():
+            readings = units.number_readings(m.group("num"))
+        else:
+            continue  # a plain number before "the": not a ratio
+        out.append(Quantity(line[m.start() : m.end()], m.start(), m.end(), "ratio", readings))
+    return out
+
+
+# "self of 720 MB", "a total of 1.1 GB", "self: 0 B" / "720 MB of self", "1.1 GB total", "1.1 GB in total"
+_ROLE_BEFORE = re.compile(r"\b(self|total)(?:\s+(?:of|is|was|=|at))?\s*[:=]?\s*(?:only\s+|about\s+|~)?$", re.I)
+_ROLE_AFTER = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:(?:of|in)\s+)?(?:its\s+|their\s+)?(self|total)\b", re.I)
+
+
+def role(line: str, q: Quantity) -> str | None:
+    """ "self" or "total" when the words right next to ``q`` say which it is."""
+    after = _ROLE_AFTER.match(line[q.end : q.end + 24])
+    if after:
+        return after.group(1).lower()
+    before = _ROLE_BEFORE.search(line[max(0, q.start - 16) : q.start])
+    return before.group(1).lower() if before else None
+
+
+def is_whole(line: str, q: Quantity) -> bool:
+    """Is ``q`` the whole of a share ("73.8% of the 74.7 GB")?"""
+    return bool(_WHOLE.search(line[max(0, q.start - 24) : q.start]))
+
+
+def _looks_like_symbol(text: str) -> bool:
+    t = text.strip()
+    if not t or len(t) > 300 or (t[0].isdigit() and not t.startswith("0x")):
+        return False
+    if t.startswith("0x") or (t.startswith("<") and t.endswith(">")):
+        return True
+    if re.fullmatch(r"[A-Z0-9_]+", t) or "=" in t or t.startswith("-") or _FILE_EXT.search(t):
+        return False
+    if " " in t.replace(" > ", "").replace(" / ", ""):
+        return False
+    return bool(re.search(r"\.|::| > | / |\(|_|[a-z][A-Z]", t))
+
+
+def name_spans(line: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of every function-looking name: code spans and dotted identifiers."""
+    found = [(m.group(2), m.start(), m.end()) for m in _CODE_SPAN.finditer(line) if _looks_like_symbol(m.group(2))]
+    plain = mask(line)
+    for m in _DOTTED.finditer(plain):
+        word = m.group(1)
+        parts = re.split(r"\.|::", word)
+        if (
+            min(len(p) for p in parts) >= 2
+            and len(word) >= 6
+            and not _FILE_EXT.search(word)
+            and ("_" in word or re.search(r"[a-z][A-Z]|^[A-Z]", word))
+        ):
+            found.append((word, m.start(), m.end()))
+    return sorted(found, key=lambda f: f[1])
+
+
+def aliases(label: str) -> set[str]:
+    """How a category label may be written: ``model weights`` -> weights, gewichten; graphs -> graph."""
+    parts = {p.strip() for p in re.split(r"\s*/\s*|\s+and\s+|[()]", label) if p.strip()}
+    out = {label, *parts}
+    out |= {a.removeprefix("model ") for a in out}
+    for word, synonyms in _SYNONYMS.items():
+        if word in out:
+            out.update(synonyms)
+    return {a for a in out if len(a) >= 3 and a.lower() not in _ALIAS_STOP}
+
+
+PART = re.compile(
+    r"\b(?:of which|including|includes|mostly|mainly|largely|chiefly|such as|led by|among them"
+    r"|waarvan|vooral|grotendeels|onder andere|waaronder)\b",
+    re.I,
+)
+"""Words that say a number is a part of the subject named ("torch.compile, of which 350 MB is autotuning")."""
+
+
+def _alias_pattern(alias: str) -> str:
+    words = [re.escape(w) for w in alias.split()]
+    return r"[\s-]".join(words) + ("e?s?" if alias[-1:].isalpha() else "")
+
+
+class SubjectFinder:
+    """Finds the grounding's subjects in a line (rebuilt when the grounding learns new ones)."""
+
+    def __init__(self, grounding: Grounding, names: NameIndex) -> None:
+        self.grounding, self.names = grounding, names
+        self._known = -1
+        self._categories: list[tuple[re.Pattern[str], str]] = []
+
+    def _compile(self) -> None:
+        self._known = len(self.grounding.subjects)
+        by_alias = {
+            alias: key
+            for key, subject in self.grounding.subjects.items()
+            if subject.kind == "category"
+            for alias in aliases(subject.label)
+        }
+        longest_first = sorted(by_alias, key=len, reverse=True)
+        self._categories = [
+            (re.compile(rf"(?<![\w-]){_alias_pattern(a)}(?![\w-])", re.I), by_alias[a]) for a in longest_first
+        ]
+
+    def find(self, line: str) -> list[Mention]:
+        if self._known != len(self.grounding.subjects):
+            self._compile()
+        out = [Mention(s, e, self._function_keys(name)) for name, s, e in name_spans(line)]
+        plain = mask(line)
+        taken: list[tuple[int, int]] = []
+        for pattern, key in self._categories:
+            for m in pattern.finditer(plain):
+                if not any(s < m.end() and m.start() < e for s, e in taken):
+                    taken.append((m.start(), m.end()))
+                    out.append(Mention(m.start(), m.end(), (key,)))
+        if TOTAL.key in self.grounding.subjects:
+            for m in _TOTAL_WORDS.finditer(plain):
+                # "a total of 8.7 GB", "its total": some function's total, not the profile's
+                weak = _WEAK_TOTAL.search(plain[max(0, m.start() - 8) : m.start()])
+                out.append(Mention(m.start(), m.end(), () if weak else (TOTAL.key,)))
+        return sorted(out, key=lambda m: m.start)
+
+    def _function_keys(self, name: str) -> tuple[str, ...]:
+        known = self.grounding.subjects
+        bare = name.strip().removesuffix("()")
+        keys = {normalize(self.names.names[i]) for i in self.names.resolve(bare)} | {normalize(bare)}
+        found = tuple(k for k in keys if k in known)
+        if found:
+            return found
+        head = normalize(bare) + "."  # a class or module: the functions in it that the grounding knows
+        return tuple(k for k in known if k.startswith(head))
+
+
+def clauses(line: str) -> list[tuple[int, int]]:
+    """The claims of a line: a table row is one; prose splits at sentences, ";" and connectives."""
+    if line.lstrip().startswith("|"):
+        return [(0, len(line))]
+    spans, start = [], 0
+    opaque = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), line)  # a name is a word, never a break
+    for m in _CLAUSE_BREAK.finditer(opaque):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(line)))
+    return [s for s in spans if s[1] > s[0]]
+
+
+def refers_back(clause: str) -> bool:
+    """Does the claim start with a pronoun ("It is 73.8% of the total"), so its subject is the last one?"""
+    return bool(_PRONOUN.match(clause))

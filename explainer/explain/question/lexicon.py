@@ -1,0 +1,179 @@
+"""The lexicon (``lexicon.toml``) compiled once: normalised words in, concepts and a language out.
+
+Normalising is the same for the lexicon and the question, so a phrase written once in the data
+matches however a person types it: case, accents, apostrophes and punctuation never matter.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+_APOSTROPHES = re.compile(r"['’‘`´]")
+_NOT_WORD = re.compile(r"[^a-z0-9#]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case ASCII words: accents folded, apostrophes dropped (``what's`` -> ``whats``), the rest split."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return _NOT_WORD.sub(" ", _APOSTROPHES.sub("", ascii_only)).split()
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    words: tuple[str, ...]  # a word ending in "*" is a prefix
+    concept: str
+
+    def matches_at(self, tokens: list[str], i: int) -> bool:
+        if i + len(self.words) > len(tokens):
+            return False
+        for want, got in zip(self.words, tokens[i : i + len(self.words)], strict=False):
+            if want.endswith("*"):
+                if not got.startswith(want[:-1]):
+                    return False
+            elif want != got:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    by_first: dict[str, tuple[Phrase, ...]]  # exact first word -> phrases, longest first
+    prefixed: tuple[Phrase, ...]  # phrases whose first word is a prefix
+    politeness: tuple[tuple[str, ...], ...]  # longest first
+    markers: dict[str, frozenset[str]]  # language -> marker words
+    vocabulary: frozenset[str]  # every word the lexicon knows (never a fuzzy subject)
+    stems: tuple[str, ...]  # the lexicon's prefix words, without their "*"
+    products: frozenset[str]  # product names (casefolded) that are never frames
+    near: dict[str, tuple[str, ...]]  # a word with one letter deleted -> the lexicon words it came from
+
+    def spelled(self, tokens: list[str]) -> list[str]:
+        """Tokens with one-letter typos mended to the lexicon's word ("meetse" -> "meeste", "waht" -> "what").
+
+        Only words of four letters or more, and only when exactly one lexicon word is that close.
+        """
+        return [self._mend(t) for t in tokens]
+
+    def _mend(self, token: str) -> str:
+        if len(token) < 4 or token.isdigit() or self.knows(token):
+            return token
+        if len(token) == 4:  # short words: only two letters swapped
+            swaps = {token[:i] + token[i + 1] + token[i] + token[i + 2 :] for i in range(3)}
+            found = {w for w in swaps if w in self.vocabulary}
+        else:  # a letter swapped or mistyped; a letter missing or doubled only in long words
+            found = set(self.near.get(token, ()))
+            for variant in _deletes(token):
+                found.update(self.near.get(variant, ()))
+                if variant in self.vocabulary:
+                    found.add(variant)
+            found = {w for w in found if _one_edit(token, w) and (len(w) == len(token) or min(len(w), len(token)) >= 7)}
+        return found.pop() if len(found) == 1 else token
+
+    def phrase_concept(self, ws: list[str]) -> str | None:
+        """The concept whose phrase is exactly these words (``torch.compile``, ``kv_cache``), if any."""
+        for phrase in self.by_first.get(ws[0], ()) if ws else ():
+            if len(phrase.words) == len(ws) and phrase.matches_at(ws, 0):
+                return phrase.concept
+        return None
+
+    def knows(self, word: str) -> bool:
+        return word in self.vocabulary or word.startswith(self.stems)
+
+    def concepts(self, tokens: list[str]) -> dict[str, int]:
+        """``{concept: position of its first match}``; at each position the longest phrase wins."""
+        found: dict[str, int] = {}
+        i = 0
+        while i < len(tokens):
+            candidates = [*self.by_first.get(tokens[i], ()), *self.prefixed]
+            hits = [p for p in candidates if p.matches_at(tokens, i)]
+            if not hits:
+                i += 1
+                continue
+            longest = max(len(p.words) for p in hits)
+            for p in hits:  # the longest phrase reads the words ("how much" is not "how")
+                if len(p.words) == longest:
+                    found.setdefault(p.concept, i)  # several concepts may share a phrase ("total")
+            i += longest
+        return found
+
+    def strip_politeness(self, tokens: list[str]) -> list[str]:
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            for phrase in self.politeness:
+                if tuple(tokens[i : i + len(phrase)]) == phrase:
+                    i += len(phrase)
+                    break
+            else:
+                out.append(tokens[i])
+                i += 1
+        return out
+
+    def language(self, tokens: list[str], default: str = "en") -> str:
+        score = {lang: sum(t in marks for t in tokens) for lang, marks in self.markers.items()}
+        best = max(score, key=lambda lang: (score[lang], lang == default))
+        return best if score[best] > 0 else default
+
+
+def _phrase_words(text: str) -> tuple[str, ...]:
+    """A lexicon phrase as words; a trailing ``*`` on a word survives normalisation."""
+    out: list[str] = []
+    for part in text.split():
+        stem = "".join(words(part.rstrip("*")))
+        out.append(stem + "*" if part.endswith("*") else stem)
+    return tuple(w for w in out if w and w != "*")
+
+
+@cache
+def lexicon() -> Lexicon:
+    raw = tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text("utf-8"))
+    by_first: dict[str, list[Phrase]] = {}
+    prefixed: list[Phrase] = []
+    vocabulary: set[str] = set()
+    for concept, phrases in raw["concepts"].items():
+        for text in phrases:
+            ws = _phrase_words(text)
+            phrase = Phrase(ws, concept)
+            vocabulary.update(w.rstrip("*") for w in ws)
+            (prefixed if ws[0].endswith("*") else by_first.setdefault(ws[0], [])).append(phrase)
+    polite = sorted({tuple(words(p)) for p in raw["politeness"]["phrases"]}, key=len, reverse=True)
+    markers = {lang: frozenset(ws) for lang, ws in raw["language"].items()}
+    for marks in markers.values():
+        vocabulary.update(marks)
+    stems = tuple(sorted({w[:-1] for p in prefixed for w in p.words if w.endswith("*")}))
+    near: dict[str, set[str]] = {}
+    for word in vocabulary:
+        if len(word) >= 5 and word.isalpha():
+            near.setdefault(word, set()).add(word)
+            for variant in _deletes(word):
+                near.setdefault(variant, set()).add(word)
+    return Lexicon(
+        {k: tuple(sorted(v, key=lambda p: -len(p.words))) for k, v in by_first.items()},
+        tuple(prefixed),
+        tuple(p for p in polite if p),
+        markers,
+        frozenset(vocabulary),
+        stems,
+        frozenset(n.casefold() for n in raw["products"]["names"]),
+        {k: tuple(sorted(v)) for k, v in near.items()},
+    )
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Exactly one insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))

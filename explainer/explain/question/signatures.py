@@ -1,0 +1,121 @@
+"""Each intent as signatures over concepts (never over words: those live in ``lexicon.toml``).
+
+A signature matches when every one of its groups has at least one of its concepts in the
+question (and its subject condition holds); its weight is then the intent's score, plus a small
+bonus for each further concept of the intent's ``hints``. The reader takes the best-scoring intent
+and compares it with the runner-up, so precedence is a number here, not the order of a list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
+RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
+USE = frozenset({"use", "allocation"})
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    intent: str
+    groups: tuple[frozenset[str], ...]
+    weight: float
+    subject: SubjectNeed = "any"
+
+
+def _s(intent: str, weight: float, *groups: str | frozenset[str], subject: SubjectNeed = "any") -> Signature:
+    return Signature(intent, tuple(frozenset({g}) if isinstance(g, str) else g for g in groups), weight, subject)
+
+
+def _any(*concepts: str) -> frozenset[str]:
+    return frozenset(concepts)
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # what uses the most
+    _s("most", 3.0, USE, "most"),
+    _s("most", 2.6, "most", RESOURCE),
+    _s("most", 3.0, "most", "self"),
+    _s("most", 2.6, "where", USE | {"memory", "time"}),
+    _s("most", 2.2, "most", _any("label", "function_word")),
+    _s("most", 2.5, _any("what", "where"), USE, RESOURCE),
+    _s("most", 1.6, USE, RESOURCE),
+    _s("most", 2.4, _any("what", "whatis"), "most", subject="none"),
+    _s("most", 1.2, "most", subject="none"),
+    # what is responsible
+    _s("responsible", 3.5, "responsible"),
+    _s("responsible", 2.4, "why", USE | {"most", "memory", "time"}, subject="none"),
+    _s("responsible", 2.7, "who", USE),
+    # self vs total
+    _s("self_vs_total", 4.6, "self", "difference"),
+    _s("self_vs_total", 4.0, "self", _any("total", "zero", "wide", "why")),
+    _s("self_vs_total", 3.6, "self", "meaning"),
+    _s("self_vs_total", 2.9, "self", "whatis"),
+    _s("self_vs_total", 3.5, "wide", "zero"),
+    _s("self_vs_total", 3.0, "total", "meaning"),
+    _s("self_vs_total", 1.8, "self"),
+    # one function's neighbourhood
+    _s("chain", 3.5, "chain"),
+    _s("chain", 3.8, "why", "called"),
+    _s("chain", 2.3, "why", "function_word", subject="function"),
+    _s("chain", 1.5, "why"),
+    _s("callers", 3.6, "callers"),
+    _s("callees", 3.4, "callees"),
+    _s("callees", 3.3, "what", "calls_verb", subject="function"),
+    # what a label or a concept is
+    _s("meaning", 3.2, "meaning", subject="named"),
+    _s("meaning", 3.0, "whatis", subject="named"),
+    _s("meaning", 2.6, _any("meaning", "whatis"), "label"),
+    _s("meaning", 2.0, "meaning"),
+    # numbers for one function or one category
+    _s("function", 4.4, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
+    _s("function", 4.3, "self", "total", subject="frame"),
+    _s("function", 3.2, "howmuch", subject="frame"),
+    _s("function", 3.0, _any("use", "self", "total", "allocation"), subject="frame"),
+    _s("function", 2.0, "about", subject="frame"),
+    _s("function", 1.4, _any("what", "whatis", "how"), subject="frame"),
+    _s("function", 1.2, subject="frame"),
+    _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
+    _s("category", 1.3, subject="concept"),
+    # advice
+    _s("knob", 4.7, "knob", subject="concept"),
+    _s("knob", 3.9, "knob"),
+    _s("optimise", 3.0, "optimise"),
+    _s("optimise", 2.5, "first", _any("what", "where", "which", "how", "should")),
+    _s("optimise", 1.5, "first"),
+    _s("skip", 4.5, "ignore"),
+    # the whole profile
+    _s("total", 2.8, "overall", subject="none"),
+    _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
+    _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
+    _s("overview", 3.0, "overview"),
+    _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
+    _s("compare", 3.3, "compare"),
+    _s("handoff", 3.7, "handoff"),
+    _s("handoff", 2.9, "write", "overview"),
+    # the product and the graph
+    _s("howto", 3.6, "graph", _any("howto", "how", "why")),
+    _s("howto", 3.0, "graph", "meaning"),
+    _s("howto", 2.9, "howto"),
+    _s("help", 3.1, "help"),
+)
+
+CARRIES_OVER = frozenset({"compare", "chain", "callers", "callees", "knob", "category", "meaning", "skip"})
+"""Intents a short follow-up that only names a new subject keeps ("and the KV cache?" after a comparison)."""
+FOLLOW_UP_SCORE = 2.0  # a reading weaker than this, with a subject and little else, is a follow-up
+
+NEEDS_SUBJECT = frozenset({"chain", "callers", "callees", "function", "meaning", "knob"})
+"""Intents that are about one thing: with no subject written they take the conversation's focus."""
+
+# A further concept of an intent's own vocabulary adds this much, so "what uses the most GPU
+# memory" (use, most, memory) beats a bare "most"; it never lifts an intent over a real signature.
+HINTS: dict[str, frozenset[str]] = {
+    "most": _any("use", "most", "memory", "gpu", "cpu", "time", "self", "where"),
+    "responsible": _any("responsible", "why", "who", "use"),
+    "self_vs_total": _any("self", "total", "zero", "wide", "why", "difference"),
+    "optimise": _any("optimise", "first", "memory", "cpu", "time"),
+    "compare": _any("compare", "difference"),
+    "knob": _any("knob", "optimise"),
+}
+HINT_BONUS = 0.1

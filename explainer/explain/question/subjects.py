@@ -1,0 +1,262 @@
+"""What a question is about, resolved against the profile before it is believed.
+
+A subject is a function of the profile, a knowledge concept (KV cache, weights, ...), or a name
+that looks like a frame but is not in the profile ("missing"). Candidates are tried from the most
+explicit to the least: quoted or backticked text, frame labels (``<module>``, ``0x7f15``, ``Foo >
+bar``), symbol-shaped tokens (``.``, ``::``, ``_``, ``()``), ordinals ("the second one", "#3"),
+concepts named in prose, then a fuzzy match of the question's words against the profile's names
+("the kv cache allocation"). A plain capitalised word becomes a subject only when it resolves, and
+text that carries markup (HTML tags, Markdown images, template syntax) never does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from explainer.explain.checks.names import NameIndex, normalize
+from explainer.explain.question.lexicon import lexicon, words
+
+Kind = Literal["function", "concept", "missing"]
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    kind: Kind
+    name: str  # the function's raw name, the concept id, or the text as written
+    how: str  # quoted, label, symbol, ordinal, concept, fuzzy, focus
+
+    @property
+    def label(self) -> str:
+        """``fn:…``, ``concept:…`` or ``missing:…``: how the corpus writes a subject."""
+        return {"function": "fn", "concept": "concept", "missing": "missing"}[self.kind] + ":" + self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The profile's side of resolution: its name index and which functions carry any value."""
+
+    index: NameIndex
+    present: Sequence[bool]  # by function id
+    weight: Sequence[int]  # total by function id, to prefer the heavier of two candidates
+    by_category: Mapping[str, str] = field(default_factory=dict)  # concept id -> its biggest function
+    parts: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # see parts_index
+
+    def resolve(self, text: str, *, strict: bool = False) -> str | None:
+        """The heaviest present function ``text`` names; ``strict`` takes only a full name or a class
+        (a capitalised word in prose, "Update", is not the method ``Detokenizer.update``)."""
+        found = self.index.exact.get(normalize(text), []) if strict else self.index.resolve(text)
+        ids = [i for i in found if self.present[i]]
+        if not ids:
+            ids = self._by_class(text)
+        return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
+
+    def _by_class(self, text: str) -> list[int]:
+        """``LlamaMLP`` names the class of ``LlamaMLP.__init__`` and ``LlamaMLP.forward``."""
+        key = text.strip("`'\" ").casefold()
+        if len(key) < 3 or not key.replace("_", "").isalnum():
+            return []
+        return [
+            i
+            for i, name in enumerate(self.index.names)
+            if self.present[i] and name.casefold().rsplit(".", 1)[0].rsplit(".", 1)[-1] == key
+        ]
+
+
+_QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
+_ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{3,16}(?:\.\.\.|…)?")
+_SEPARATED = re.compile(r"\b([A-Za-z_]\w*)\s+[>/]\s+([A-Za-z_<][\w<>]*)")
+_TOKEN = re.compile(r"[A-Za-z_<][\w.:<>$/\[\]+-]*(?:\(\))?")
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
+)
+_SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
+_SHAPED = re.compile(r"[._:$]|\(\)")  # symbol-shaped in any case: named as a frame even when absent
+_MARKUP = re.compile(r"</?[a-z][^>]*>|!\[|\]\(|%\{|\{\{|https?://|[\x00-\x1f\x7f]", re.I)
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eerste": 1, "tweede": 2, "derde": 3, "vierde": 4, "vijfde": 5, "zesde": 6,
+    "zevende": 7, "achtste": 8, "negende": 9, "tiende": 10, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5,
+    "2e": 2, "3e": 3, "4e": 4, "5e": 5, "2de": 2, "3de": 3,
+}  # fmt: skip
+_ORDINAL_NOUNS = {"one", "een", "function", "functie", "frame", "item", "row", "rij", "entry", "place", "plaats", "on"}
+_NUMBERED = re.compile(r"(?:#|\bnumber\s+|\bnummer\s+|\bnr\.?\s*|\bno\.\s*)(\d{1,2})\b", re.I)
+
+
+def hostile(text: str) -> bool:
+    return bool(_MARKUP.search(text))
+
+
+def quoted(question: str) -> list[str]:
+    return [next(g for g in m.groups() if g).strip() for m in _QUOTED.finditer(question)]
+
+
+def explicit(question: str, names: Names) -> Subject | None:
+    """A subject the question writes out: quoted, a frame label, or a symbol-shaped token.
+
+    HTML tags are taken out first, so ``<b>Foo.bar</b>`` is read as ``Foo.bar``; quoted text that
+    still carries markup is never a subject unless the profile has exactly that name.
+    """
+    for text in quoted(question):
+        found = _resolve_written(text, names, "quoted")
+        if found is not None:
+            return found
+    prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
+    for m in _SEPARATED.finditer(prose):
+        words_known = all(lexicon().knows(part.casefold()) for part in m.groups())  # "NCCL / communication"
+        found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
+        if found is not None:
+            return found
+    for m in _TOKEN.finditer(prose):
+        token = m.group(0).rstrip(".:-/?+")
+        if token.startswith("<"):
+            continue  # a label such as <module>: read whole below, whatever its case
+        symbolic = bool(_SHAPED.search(token)) and token.casefold() not in lexicon().products
+        # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
+        # and then only as a full name or a class
+        plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
+        if symbolic or token[:1].isupper() or plain_name:
+            found = _resolve_written(
+                token, names, "symbol", missing_ok=symbolic, concept_ok=symbolic, strict=not symbolic
+            )
+            if found is not None:
+                return found
+    for rx in (_ANGLE, _ADDRESS):
+        for m in rx.finditer(prose):
+            return _resolve_written(m.group(0), names, "label")
+    return None
+
+
+def _resolve_written(
+    text: str, names: Names, how: str, *, missing_ok: bool = True, concept_ok: bool = True, strict: bool = False
+) -> Subject | None:
+    resolved = names.resolve(text, strict=strict)
+    if resolved is not None:
+        return Subject("function", resolved, how)
+    if hostile(text) or len(text) < 2 or not concept_ok:
+        return None
+    concept = _concept_named(text) if how != "quoted" else concept_in(text)
+    if concept is not None:
+        return Subject("concept", concept, how)
+    if not missing_ok or not _looks_like_frame(text):
+        return None
+    return Subject("missing", text, how)
+
+
+def _concept_named(text: str) -> str | None:
+    """The concept a written name is as a whole ("torch.compile", "kv_cache"), never one inside it."""
+    concept = lexicon().phrase_concept(words(text))
+    return concept.removeprefix("concept:") if concept and concept.startswith("concept:") else None
+
+
+def _looks_like_frame(text: str) -> bool:
+    """A dotted or scoped identifier, an address or a label, not prose or a number ("e.g.", "55.1")."""
+    if text.startswith("<") or text.lower().startswith("0x"):
+        return True
+    core = text.removesuffix("()")
+    if " " in core.strip() and not re.search(r"\s[>/]\s", core):
+        return bool(re.search(r"\.py:\d+|\w+\.\w+\(", core))  # py-spy labels and calls keep their spaces
+    parts = [p for p in re.split(r"[.:/$]+", core) if p]
+    return (
+        bool(parts)
+        and any(len(p) >= 3 and re.match(r"^[A-Za-z_]", p) for p in parts)
+        and (len(parts) > 1 or "_" in core or text.endswith("()"))
+    )
+
+
+def concept_in(text: str) -> str | None:
+    """The knowledge concept a phrase names (``concept:kv-cache`` -> ``kv-cache``), if any."""
+    found = lexicon().concepts(words(text))
+    ordered = sorted(found.items(), key=lambda kv: kv[1])
+    ids = [c.removeprefix("concept:") for c, _ in ordered if c.startswith("concept:")]
+    return ids[0] if ids else None
+
+
+def ordinal(tokens: list[str], question: str) -> int | None:
+    """1 for "the first one", 2 for "#2", "the second", "de tweede"; None when there is none."""
+    m = _NUMBERED.search(question)
+    if m:
+        return int(m.group(1))
+    for a, b in zip(tokens, [*tokens[1:], ""], strict=False):
+        if (a, b) in (("top", "one"), ("top", ""), ("bovenste", ""), ("bovenste", "een"), ("top", "function")):
+            return 1
+    for i, t in enumerate(tokens):
+        n = _ORDINALS.get(t)
+        if n is None:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        before = tokens[i - 1] if i else ""
+        if after in _ORDINAL_NOUNS or before in ("the", "de", "het", "number", "nummer", "and", "en"):
+            return n
+    return None
+
+
+def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
+    """The profile function whose name parts the question's content words describe best.
+
+    Words the lexicon knows ("memory", "most", "use") never count, nor short ones; a match needs
+    two words, or one long word that only a few functions share ("the tokenizer"). Costs a
+    dictionary look-up per word, whatever the number of functions.
+    """
+    lex = lexicon()
+    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
+    holders = {stem: names.parts.get(stem, ()) for stem in stems}
+    scores = Counter(fid for fids in holders.values() for fid in fids)
+    if not scores:
+        return None, 0
+    best = max(scores.values())
+    leaders = {fid for fid, s in scores.items() if s == best}
+    if best < 2:
+        rare = [fids for stem, fids in holders.items() if 0 < len(fids) <= 2 and len(stem) >= 6]
+        leaders &= {fid for fids in rare for fid in fids}
+    if not leaders:
+        return None, 0
+    return names.index.names[max(leaders, key=lambda i: (names.weight[i], -i))], best
+
+
+def parts_index(names: Sequence[str], present: Sequence[bool]) -> dict[str, tuple[int, ...]]:
+    """Name part (first six letters of each camel-case or snake-case word) -> the present functions with it."""
+    index: dict[str, list[int]] = {}
+    for fid, name in enumerate(names):
+        if present[fid]:
+            for part in _parts(name):
+                index.setdefault(part, []).append(fid)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+def _parts(name: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name[:300]))
+    return {w[:6] for w in words(spaced.replace("_", " ")) if len(w) >= 4}
+
+
+_NOT_REFERENT = {
+    "profile", "profiel", "graph", "grafiek", "flamegraph", "flame", "view", "chat", "tool", "page", "pagina",
+    "machine", "server", "pod", "cluster", "process", "proces", "data", "question", "vraag", "time", "tijd",
+    "memory", "geheugen", "is", "means", "mean",
+}  # fmt: skip
+_DEMONSTRATIVES = {"it", "that", "this", "dat", "die", "deze", "dit", "hem"}
+_DUTCH_TAIL = {
+    "aan", "negeren", "overslaan", "doet", "doen", "eigenlijk", "uit", "weg", "ook", "zo", "precies", "dan",
+    "nou", "eens", "allemaal", "hier", "daar", "wel", "niet", "nog", "zijn", "is", "in", "veilig", "gewoon",
+}  # fmt: skip
+
+
+def refers_back(tokens: list[str], found: Mapping[str, int]) -> bool:
+    """Does the question point at what the conversation was about ("it", "that function", "die")?
+
+    Demonstratives count only where they stand for a thing, not before a noun ("this profile") and
+    not as Dutch articles ("het meeste geheugen").
+    """
+    if "anaphor" in found:
+        return True
+    for i, t in enumerate(tokens):
+        if t not in _DEMONSTRATIVES:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if after == "" or (t in ("it", "hem") and after not in _NOT_REFERENT) or after in _DUTCH_TAIL:
+            return True
+    return False

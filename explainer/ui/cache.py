@@ -1,0 +1,127 @@
+"""Analysis shared by every session of the app process: read, summarise, build the tree once.
+
+Streamlit runs every session in one process, and without sharing each new session on the same
+500k-stack profile would read it again, summarise it twice and build its call tree (seconds, and
+~190 MiB each). Here a profile is read once per *content* and its derived data (summary, flame
+graph, table) is made once per profile object, in one bounded LRU.
+
+Why this cannot leak one user's data to another: a profile is found only by the key of the
+bytes and the read options that produced it (sha256 digest, options, file name, kind), so a
+session gets a shared profile only by presenting the very same input; derived data is found only
+by the profile object itself, which a session holds only if it read or uploaded that input.
+Everything kept is immutable (profiles, summaries, trees); per-session state stays in
+:mod:`explainer.ui.state`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from explainer.analysis.summary import Summary, summarize
+from explainer.model import Profile
+
+T = TypeVar("T")
+MAX_PROFILES = 4
+"""Profiles (with their derived data) kept at once; a 500k-stack profile is ~180 MiB."""
+
+
+class SharedCache:
+    """A thread-safe LRU of profiles by input key, and of derived data by profile object.
+
+    Each entry is made once even when sessions ask at the same moment: later callers wait for
+    the first one's result instead of repeating the work.
+    """
+
+    def __init__(self, max_profiles: int = MAX_PROFILES) -> None:
+        self.max_profiles = max_profiles
+        self._lock = threading.Lock()
+        self._profiles: OrderedDict[Hashable, Profile] = OrderedDict()
+        # id(profile) -> (the profile, which keeps the id from being reused, and its derived data)
+        self._derived: OrderedDict[int, tuple[Profile, dict[str, Any]]] = OrderedDict()
+        self._making: dict[Hashable, threading.Lock] = {}
+
+    def profile(self, key: Hashable, read: Callable[[], Profile]) -> Profile:
+        """The profile read from the input named by ``key`` (``read()`` on the first call only)."""
+
+        def find() -> Profile | None:
+            hit = self._profiles.get(key)
+            if hit is not None:
+                self._profiles.move_to_end(key)
+            return hit
+
+        def store(profile: Profile) -> None:
+            self._profiles[key] = profile
+            while len(self._profiles) > self.max_profiles:
+                self._profiles.popitem(last=False)
+
+        return self._once(("profile", key), find, read, store)
+
+    def derived(self, profile: Profile, name: str, make: Callable[[], T]) -> T:
+        """``make()`` once per (profile object, name) across sessions."""
+
+        def entry() -> dict[str, Any] | None:
+            known = self._derived.get(id(profile))
+            if known is None or known[0] is not profile:
+                return None
+            self._derived.move_to_end(id(profile))
+            return known[1]
+
+        def find() -> Any:
+            values = entry()
+            return None if values is None else values.get(name)
+
+        def store(value: Any) -> None:
+            values = entry()
+            if values is None:
+                values = {}
+                self._derived[id(profile)] = (profile, values)
+            values[name] = value
+            while len(self._derived) > self.max_profiles:
+                self._derived.popitem(last=False)
+
+        result: T = self._once(("derived", id(profile), name), find, make, store)
+        return result
+
+    def _once(self, key: Hashable, find: Callable[[], Any], make: Callable[[], T], store: Callable[[T], None]) -> T:
+        """``find()`` under the lock, else ``make()`` once: concurrent callers of one key wait for it."""
+        with self._lock:
+            hit = find()
+            if hit is not None:
+                return hit  # type: ignore[no-any-return]
+            gate = self._making.setdefault(key, threading.Lock())
+        with gate:
+            try:
+                with self._lock:
+                    hit = find()  # made by the caller we waited for
+                    if hit is not None:
+                        return hit  # type: ignore[no-any-return]
+                value = make()  # outside the lock, so other keys go on meanwhile; errors are not cached
+                with self._lock:
+                    store(value)
+                return value
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._profiles.clear()
+            self._derived.clear()
+
+
+def input_key(data: bytes, *parts: Hashable) -> tuple[Hashable, ...]:
+    """The key of an input: its content digest plus everything else that shapes the profile read."""
+    return (hashlib.sha256(data).hexdigest(), *parts)
+
+
+SHARED = SharedCache()
+"""The app process's one cache (Streamlit keeps this module loaded across sessions and reruns)."""
+
+
+def summary(profile: Profile) -> Summary:
+    """The profile's summary with default options, made once for the page and every chat of it."""
+    return SHARED.derived(profile, "summary", lambda: summarize(profile))

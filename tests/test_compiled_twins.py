@@ -1,0 +1,172 @@
+"""The compiled passes (explainer._fold) give exactly what their numpy twins give.
+
+Each pass the analyzer runs over every frame has a C version and a numpy twin that is used when
+the C module is not built: the per-stack attribution, the heaviest-chain walk and "stacks with any
+of these functions". GIVEN random profiles over names that hit every rule of each pass (and the
+real corpus), WHEN both run, THEN the arrays are equal; broken tables fail with a ValueError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explainer.analysis import chain, functions
+from explainer.errors import ExplainerError
+from explainer.knowledge import attribution
+from explainer.model import Profile, ProfileBuilder, SampleType
+from explainer.readers import read_path
+
+if functions._fold is None:  # pragma: no cover - depends on the build
+    pytest.skip("the compiled fold is not built", allow_module_level=True)
+FOLD = functions._fold
+
+# every role the attribution walk tells apart: sites, phases, layers, plain application frames,
+# wrappers, carriers (allocator and operators), unresolved addresses, the interpreter, markers
+NAMES = [
+    "GPUModelRunner._allocate_kv_cache_tensors",
+    "GPUModelRunner.profile_run",
+    "make_layers",
+    "LlamaMLP.forward",
+    "apply_top_k_top_p",
+    "EngineCore._initialize_kv_caches",
+    "my_app.handler",
+    "CUDAGraphWrapper.__call__",
+    "cuMemAlloc_v2",
+    "at::native::empty_cuda",
+    "0x7f151a2b",
+    "libcuda.so.1+0x1234",
+    "<interpreter trampoline>",
+    "other",
+]
+stacks_strategy = st.lists(
+    st.tuples(st.lists(st.sampled_from(NAMES), min_size=1, max_size=14), st.integers(1, 10**12)),
+    min_size=1,
+    max_size=40,
+)
+
+
+def build(stacks: list[tuple[list[str], int]]) -> Profile:
+    builder = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for frames, value in stacks:
+        builder.add(frames, value)
+    return builder.build()
+
+
+def assert_twins_agree(profile: Profile) -> None:
+    cat, code = attribution._name_tables(profile.names)
+    fast, slow = attribution._attribute(profile), attribution._attribute_numpy(profile, cat, code)
+    assert np.array_equal(fast.stack_category, slow.stack_category)
+    assert np.array_equal(fast.site_frame, slow.site_frame)
+    stats = functions.function_stats(profile)
+    offsets, frames, values = profile.offsets, profile.frames, profile.values
+    targets = stats.present.tolist()[:16]
+    fast_paths = FOLD.heaviest_paths(offsets, frames, values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    assert fast_paths == [chain._widest_path(profile, t) for t in targets]
+    for wanted_ids in (stats.present[:1].tolist(), stats.present[::3].tolist()):
+        wanted = np.zeros(len(profile.names), dtype=bool)
+        wanted[wanted_ids] = True
+        assert np.array_equal(
+            functions.stacks_with(profile, wanted_ids), np.logical_or.reduceat(wanted[frames], offsets[:-1])
+        )
+
+
+def test_the_names_exercise_every_rule_of_the_walk() -> None:
+    _, code = attribution._name_tables(NAMES)
+    bits = np.bitwise_or.reduce(code)
+    assert bits == 0b111111  # site/phase, layer, application, carrier, unresolved, interpreter
+
+
+@settings(max_examples=400, deadline=None)
+@given(stacks_strategy)
+def test_compiled_passes_match_numpy(stacks: list[tuple[list[str], int]]) -> None:
+    assert_twins_agree(build(stacks))
+
+
+def test_compiled_passes_match_numpy_on_the_real_corpus(real_dir) -> None:  # type: ignore[no-untyped-def]
+    checked = 0
+    for path in sorted(p for p in real_dir.rglob("*") if p.is_file() and p.suffix not in (".md", ".txt")):
+        try:
+            profile = read_path(path)
+        except ExplainerError:  # the corpus holds inputs the readers reject on purpose
+            continue
+        if profile.stack_count and profile.stack_count < 50_000:
+            assert_twins_agree(profile)
+            checked += 1
+    assert checked >= 10
+
+
+def test_generated_gpu_profile_attribution_agrees(generator) -> None:  # type: ignore[no-untyped-def]
+    from conftest import generated_profile
+
+    assert_twins_agree_big(read_path(generated_profile(20_000)))
+
+
+def assert_twins_agree_big(profile: Profile) -> None:
+    cat, code = attribution._name_tables(profile.names)
+    fast, slow = attribution._attribute(profile), attribution._attribute_numpy(profile, cat, code)
+    assert np.array_equal(fast.stack_category, slow.stack_category)
+    assert np.array_equal(fast.site_frame, slow.site_frame)
+    stats = functions.function_stats(profile)
+    targets = [row.id for row in functions.top(stats, "self", 5).rows]
+    args = (profile.offsets, profile.frames, profile.values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    assert FOLD.heaviest_paths(*args) == [chain._widest_path(profile, t) for t in targets]
+
+
+BAD_OFFSETS = [np.array([0, 2, 1, 3]), np.array([1, 3]), np.array([0, 2]), np.array([], dtype=np.int64)]
+
+
+@pytest.mark.parametrize("offsets", BAD_OFFSETS, ids=["decreasing", "not-from-0", "short", "empty"])
+def test_bad_offsets_are_a_value_error(offsets: np.ndarray) -> None:
+    frames, names = np.array([0, 1, 0], dtype=np.int32), 2
+    offsets = offsets.astype(np.int64)
+    code, cat = np.zeros(names, dtype=np.uint8), np.zeros(names, dtype=np.int64)
+    with pytest.raises(ValueError, match="offsets"):
+        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0)
+    with pytest.raises(ValueError, match="offsets"):
+        FOLD.stacks_with(offsets, frames, np.zeros(names, dtype=bool))
+
+
+@pytest.mark.parametrize("bad_id", [-1, 2, 1 << 30])
+def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int) -> None:
+    offsets, frames = np.array([0, 1, 3], dtype=np.int64), np.array([0, 1, bad_id], dtype=np.int32)
+    code, cat = np.zeros(2, dtype=np.uint8), np.zeros(2, dtype=np.int64)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.stacks_with(offsets, frames, np.zeros(2, dtype=bool))
+    values = np.array([1, 1], dtype=np.int64)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2)
+    for targets, message in (([25], "bad target"), ([0, 0], "repeat"), ([], "targets"), (list(range(17)), "targets")):
+        with pytest.raises(ValueError, match=message):
+            FOLD.heaviest_paths(
+                np.array([0, 1, 2], dtype=np.int64), frames[:2] * 0, values, np.array(targets, dtype=np.int32), 20
+            )
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_allocation_sites_dense_table_matches_sorting(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    dense = attribution._all_sites(profile)
+    attribution._SITES.pop(profile)
+    saved, attribution._DENSE_KEYS = attribution._DENSE_KEYS, 0  # force the np.unique path
+    try:
+        assert attribution._all_sites(profile) == dense
+    finally:
+        attribution._DENSE_KEYS = saved
+
+
+def test_batched_chains_equal_one_at_a_time_and_say_none_for_absent_targets() -> None:
+    profile = build([(["main", "a", "x"], 5), (["main", "b", "x"], 3), (["main", "b", "y"], 4), (["other"], 1)])
+    stats = functions.function_stats(profile)
+    ids = {name: profile.function_id(name) for name in ("x", "y", "b", "main")}
+    batched = chain.heaviest_chains(profile, stats, [*ids.values(), len(profile.names) + 3])
+    chain._CHAINS.pop(profile)  # one at a time, from scratch
+    for name, fid in ids.items():
+        assert batched[fid] == chain.heaviest_chain(profile, stats, fid), name
+    assert batched[len(profile.names) + 3] is None
+    assert [s.name for s in batched[ids["x"]].steps] == ["main", "a", "x"]  # type: ignore[union-attr, index]
