@@ -10,6 +10,7 @@ reaches the terminal and the layout holds.
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,3 +165,17 @@ def test_argparse_messages_echoing_the_command_line_are_cleaned(capsys: pytest.C
     err = capsys.readouterr().err
     assert "unrecognized arguments" in err
     _no_controls(err)
+
+
+def test_json_output_is_exact_data_and_terminal_safe(tmp_path: Path) -> None:
+    from explainer.model import ProfileBuilder, SampleType
+
+    raw_name = "evil\x1b[2J\x9b31m\u202ename"
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    b.add(["main", raw_name], 10)
+    path = tmp_path / "p.pb.gz"
+    path.write_bytes(to_pprof(b.build()))
+    code, out, _err = _cli("analyze", str(path), "--format", "json")
+    assert code == 0
+    _no_controls(out)  # escaped as \\uXXXX, not raw
+    assert raw_name in {row["name"] for row in json.loads(out)["top_self"]}, "scripts get the raw name back"
