@@ -2,7 +2,7 @@
 
 GIVEN a device, a FIFO, a socket, a directory, an endless stdin or a gzip bomb, WHEN explainer
 reads it, THEN it ends at once (or at the cap) with one line and exit 2, and the process's peak
-memory, measured in a subprocess as its peak resident size (VmHWM), stays near the cap.
+memory, measured in a subprocess as ``ru_maxrss``, stays near the cap.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -35,47 +36,43 @@ RSS_BOUND_MB = 600
 PROCESS_DEADLINE_S = 10.0  # a subprocess that has not ended by then is hung (the bug was: forever)
 
 
-# The child reports its own high-water mark (VmHWM) as it exits. ``ru_maxrss`` from ``wait4`` is
-# not used: Linux carries the pre-exec peak into it, and a child forked from a pytest process that
-# has run many tests starts with that process's whole resident size.
-PEAK_PROBE = (
-    "import atexit, os, sys\n"
-    "def _peak():\n"
-    "    hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1]\n"
-    "    open(os.environ['EXPLAINER_TEST_PEAK'], 'w').write(hwm)\n"
-    "atexit.register(_peak)\n"
-    "from explainer.cli.main import main\n"
-    "sys.exit(main(sys.argv[1:]))\n"
-)
+# The child is started by a small launcher, not by pytest itself: Linux keeps the high-water mark
+# of the memory a process had before exec in its ru_maxrss, and a child forked from a pytest that
+# has grown to hundreds of MB would report that, not its own peak.
+_LAUNCHER = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_pid, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as report:
+    report.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def _measure(args: list[str], stdin: Any = subprocess.DEVNULL, flood: bool = False) -> tuple[int, str, int]:
-    """Exit status, stderr and the child's peak RSS in KiB (its VmHWM as it exits).
+    """Exit status, stderr and the child's peak RSS in KiB (``ru_maxrss`` from ``wait4``).
 
     ``flood`` writes zeros to the child's stdin until it stops reading.
     """
-    with tempfile.TemporaryFile() as err_file, tempfile.NamedTemporaryFile("r") as peak_file:
-        env = {**os.environ, "EXPLAINER_TEST_PEAK": peak_file.name}
+    with tempfile.TemporaryFile() as err_file, tempfile.NamedTemporaryFile("r") as report:
         proc = subprocess.Popen(
-            [sys.executable, "-c", PEAK_PROBE, *args],
+            [sys.executable, "-c", _LAUNCHER, report.name, *EXPLAINER, *args],
             stdin=subprocess.PIPE if flood else stdin,
             stdout=subprocess.DEVNULL,
             stderr=err_file,
-            env=env,
+            start_new_session=True,  # its own process group: a hang is killed with the launcher
         )
         if flood:
             threading.Thread(target=_flood, args=(proc.stdin,), daemon=True).start()
-        timer = threading.Timer(PROCESS_DEADLINE_S, proc.kill)  # a hang fails the test instead of blocking it
-        timer.start()
         try:
-            proc.wait()
+            code = proc.wait(timeout=PROCESS_DEADLINE_S)  # a hang fails the test instead of blocking it
         finally:
-            timer.cancel()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         err_file.seek(0)
         err = err_file.read().decode()
-        peak = peak_file.read().strip()
-    assert peak, f"the child reported no peak (killed after {PROCESS_DEADLINE_S} s?): {err[-300:]}"
-    return proc.returncode, err, int(peak)
+        peak_kib = int(report.read() or 0)
+    return code, err, peak_kib
 
 
 def _flood(pipe: Any) -> None:

@@ -10,6 +10,7 @@ reaches the terminal and the layout holds.
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,3 +156,26 @@ def test_errors_naming_a_hostile_file_are_one_clean_line(tmp_path: Path) -> None
 def test_terminal_safe_keeps_layout_and_replaces_the_rest() -> None:
     assert terminal_safe("a\tb\nc") == "a\tb\nc"
     assert terminal_safe("\x1b[2J\r\x08\x9b\u202e\u200b") == "\ufffd[2J" + "\ufffd" * 5
+
+
+def test_argparse_messages_echoing_the_command_line_are_cleaned(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["analyze", "x", "ex\x1b[2Jtra"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments" in err
+    _no_controls(err)
+
+
+def test_json_output_is_exact_data_and_terminal_safe(tmp_path: Path) -> None:
+    from explainer.model import ProfileBuilder, SampleType
+
+    raw_name = "evil\x1b[2J\x9b31m\u202ename"
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    b.add(["main", raw_name], 10)
+    path = tmp_path / "p.pb.gz"
+    path.write_bytes(to_pprof(b.build()))
+    code, out, _err = _cli("analyze", str(path), "--format", "json")
+    assert code == 0
+    _no_controls(out)  # escaped as \\uXXXX, not raw
+    assert raw_name in {row["name"] for row in json.loads(out)["top_self"]}, "scripts get the raw name back"

@@ -8,11 +8,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from explainer import __version__
-from explainer.cli.terminal import TerminalText
+from explainer.cli.terminal import TerminalText, terminal_safe
 from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -36,9 +39,16 @@ VERBS = {
 ALL = "*"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's own messages echo what was typed ("unrecognized arguments: ..."): cleaned too."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(terminal_safe(message) if message else message, file)
+
+
 def build_parser(running: str = ALL) -> argparse.ArgumentParser:
     """The parser with every verb's full options, or with only ``running``'s (the rest as help lines)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="explainer",
         description="Explain flame graphs in plain language: GPU-memory and CPU profiles from "
         "Pyroscope, pprof files, flame-graph JSON or folded stacks.",

@@ -13,6 +13,7 @@ exactly that before anything is sent.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -169,6 +170,7 @@ class Conversation:
         yield text
 
     def _model_answer(self, question: str, q: Question) -> Iterator[str]:
+        started = time.monotonic()  # EXPLAINER_LLM_TIMEOUT counts from here: loading the client is part of it
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
         grounding = self._grounding_for(question)
@@ -183,7 +185,8 @@ class Conversation:
         stream: Iterator[str] = iter(())
         try:
             model = self._model if self._model is not None else chat_model(self.settings)
-            stream = ModelSession(model, toolbox, self.settings).stream(self._messages(question, q), outcome)
+            session = ModelSession(model, toolbox, self.settings, started=started)
+            stream = session.stream(self._messages(question, q), outcome)
             for text in stream:
                 size += len(text)
                 if size > MAX_ANSWER_CHARS:

@@ -45,8 +45,9 @@ class Budget:
     clock: Callable[[], float] = time.monotonic
 
     @classmethod
-    def start(cls, seconds: float, clock: Callable[[], float] = time.monotonic) -> Budget:
-        return cls(seconds, clock() + seconds, clock)
+    def start(cls, seconds: float, clock: Callable[[], float] = time.monotonic, begin: float | None = None) -> Budget:
+        """``seconds`` from ``begin`` (default: now)."""
+        return cls(seconds, (clock() if begin is None else begin) + seconds, clock)
 
     def remaining(self) -> float:
         return max(self.end - self.clock(), 0.0)

@@ -154,13 +154,19 @@ class ModelSession:
     """Runs one question through the model: stream, execute tool calls, repeat, until an answer."""
 
     def __init__(
-        self, model: BaseChatModel, toolbox: Toolbox, settings: LlmSettings, clock: Callable[[], float] = time.monotonic
+        self,
+        model: BaseChatModel,
+        toolbox: Toolbox,
+        settings: LlmSettings,
+        clock: Callable[[], float] = time.monotonic,
+        started: float | None = None,  # on ``clock``: when the answer began (default: when it streams)
     ) -> None:
         self.model, self.toolbox, self.settings, self.clock = model, toolbox, settings, clock
+        self.started = started
 
     def stream(self, messages: list[BaseMessage], outcome: Outcome) -> Iterator[str]:
         """Yields answer text; raises :class:`ModelError` (translated) on failure or at the deadline."""
-        budget = Budget.start(self.settings.timeout, self.clock)
+        budget = Budget.start(self.settings.timeout, self.clock, self.started)
         specs = self.toolbox.specs()
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             outcome.rounds = round_ + 1
