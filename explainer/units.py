@@ -81,8 +81,12 @@ def counted(value: float, noun: str) -> str:
     """A count with its noun in the right number: ``1 sample``, ``7,686 samples``, ``0 samples``.
 
     ``noun`` is the plural, as profiles name their units (``samples``, ``objects``)."""
-    one = noun.removesuffix("s") if noun.endswith("s") and not noun.endswith("ss") else noun
-    return f"{format_count(value)} {one if value == 1 else noun}"
+    return f"{format_count(value)} {singular(noun) if value == 1 else noun}"
+
+
+def singular(noun: str) -> str:
+    """``samples`` -> ``sample``: the one rule for a count's noun, here and in the browser (display_rule)."""
+    return noun.removesuffix("s") if noun.endswith("s") and not noun.endswith("ss") else noun
 
 
 def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
@@ -111,7 +115,7 @@ def display_rule(unit: str) -> dict[str, object]:
     else:
         label = unit.strip()
         steps, base, to = (), "" if label in ("", "count") else label, 1
-    return {"kind": kind, "steps": [list(s) for s in steps], "base": base, "toBase": to}
+    return {"kind": kind, "steps": [list(s) for s in steps], "base": base, "one": singular(base), "toBase": to}
 
 
 def format_share(part: float, whole: float) -> str:

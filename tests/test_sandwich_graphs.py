@@ -20,7 +20,7 @@ def paths(tree: CallTree) -> dict[tuple[str, ...], tuple[int, int]]:
 @given(stacks_strategy, st.sampled_from([0, 4, 12]))
 def test_both_sides_hold_the_function_total_and_match_the_stacks(
     stacks: list[tuple[list[str], int]], budget: int
-) -> None:  # noqa: E501
+) -> None:
     profile = build(stacks)
     _, total = reference(stacks)
     for name in set(profile.names):

@@ -8,14 +8,11 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import IO, TextIO, cast
 
 from explainer import __version__
 from explainer.cli.terminal import TerminalText, terminal_safe
 from explainer.errors import ExplainerError
-
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -42,7 +39,7 @@ ALL = "*"
 class _Parser(argparse.ArgumentParser):
     """argparse's own messages echo what was typed ("unrecognized arguments: ..."): cleaned too."""
 
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:  # type: ignore[override]
         super()._print_message(terminal_safe(message) if message else message, file)
 
 

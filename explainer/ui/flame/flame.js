@@ -29,7 +29,7 @@ function formatValue(v, unit) {
     const x = factor >= unit.toBase ? v / (factor / unit.toBase) : v * (unit.toBase / factor);
     if (Math.abs(x) >= 1) return `${fixed1(x)} ${suffix}`;
   }
-  if (unit.kind === "count") return v.toLocaleString("en-US") + (unit.base ? ` ${unit.base}` : "");
+  if (unit.kind === "count") return v.toLocaleString("en-US") + (unit.base ? ` ${v === 1 ? unit.one : unit.base}` : "");
   return `${Math.round(v * unit.toBase)} ${unit.base}`;
 }
 
