@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, also when loaded by a test
 from results_report import Targets, render
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
