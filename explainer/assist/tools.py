@@ -3,7 +3,7 @@
 Every result's ``data`` keeps the analyzer's raw integers with their ``unit``, says what a list
 leaves out (``coverage``, ``truncation``) and carries :data:`UNTRUSTED`: function names, labels
 and file names come from the profile and are data, never instructions. The Markdown shows names
-only in code spans (:func:`~explainer.report.analyze.md_cell`). Sizes are capped twice: rows per
+only in code spans (:func:`explainer.markdown.code`). Sizes are capped twice: rows per
 list by the caller's clamped ``limit``, and the whole result by :func:`fit`.
 """
 
@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.functions import FunctionStats
 from explainer.analysis.sandwich import sandwich
@@ -21,7 +21,7 @@ from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import NoSuchFunctionError
 from explainer.knowledge import lookup
 from explainer.model import Profile
-from explainer.report.analyze import coverage_sentence, md_cell, to_json, to_markdown, truncation_notes
+from explainer.report.analyze import coverage_sentence, to_json, to_markdown, truncation_notes
 from explainer.symbols import clean, decode
 
 UNTRUSTED = (
@@ -126,7 +126,7 @@ def top_functions(profile: Profile, order: Order = "self", limit: int = 10) -> R
     coverage = {"shown": len(rows), "of": lst.of_functions, "share": round(lst.coverage, 6)}
     lines = [f"**Top {len(rows)} by {order}** ({coverage_sentence(lst)}):", ""]
     lines += [
-        f"{i}. {md_cell(r.name)} — self {_v(r.self, profile)}, total {_v(r.total, profile)}"
+        f"{i}. {markdown.code(r.name)} — self {_v(r.self, profile)}, total {_v(r.total, profile)}"
         for i, r in enumerate(lst.rows, 1)
     ]
     data = _envelope("top_functions", profile, order=order, coverage=coverage, rows=rows, **_truncation(summary))
@@ -156,7 +156,7 @@ def function_details(profile: Profile, name: str) -> Result:
         **_truncation(summary),
     )
     lines = [
-        f"**{md_cell(full)}**: self {_v(self_value, profile)}, total {_v(total_value, profile)}.",
+        f"**{markdown.code(full)}**: self {_v(self_value, profile)}, total {_v(total_value, profile)}.",
         "",
         f"- What it is: {clean(decode(full).meaning, 300)}",
     ]
@@ -187,8 +187,11 @@ def call_chain(profile: Profile, name: str | None = None) -> Result:
         steps=steps,
         **_truncation(summary),
     )
-    lines = [f"**Heaviest chain to {md_cell(chain.target)}** ({_v(chain.value, profile)}), entry point first:", ""]
-    lines += [f"{i}. {md_cell(s.name)} — {_v(s.width, profile)}" for i, s in enumerate(chain.steps, 1)]
+    lines = [
+        f"**Heaviest chain to {markdown.code(chain.target)}** ({_v(chain.value, profile)}), entry point first:",
+        "",
+    ]
+    lines += [f"{i}. {markdown.code(s.name)} — {_v(s.width, profile)}" for i, s in enumerate(chain.steps, 1)]
     return fit(Result(data, "\n".join(lines) + "\n"))
 
 
@@ -205,9 +208,9 @@ def callers_callees(profile: Profile, name: str, limit: int = 10) -> Result:
         callees=[{"name": c.name, "value": c.value, "share": _share(c.value, total_value)} for c in sw.callees],
         **_truncation(summary),
     )
-    lines = [f"**{md_cell(sw.function)}** (total {_v(total_value, profile)})", "", "Callers:"]
-    lines += [f"- {md_cell(c.name)} — {_v(c.value, profile)}" for c in sw.callers]
-    lines += ["", "Callees:"] + [f"- {md_cell(c.name)} — {_v(c.value, profile)}" for c in sw.callees]
+    lines = [f"**{markdown.code(sw.function)}** (total {_v(total_value, profile)})", "", "Callers:"]
+    lines += [f"- {markdown.code(c.name)} — {_v(c.value, profile)}" for c in sw.callers]
+    lines += ["", "Callees:"] + [f"- {markdown.code(c.name)} — {_v(c.value, profile)}" for c in sw.callees]
     return fit(Result(data, "\n".join(lines) + "\n"))
 
 

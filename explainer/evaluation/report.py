@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from explainer import markdown
 from explainer.evaluation.run import Result, Run
-from explainer.report.analyze import md_cell
 
 SCHEMA = 1
 
@@ -73,7 +73,7 @@ def to_markdown(run: Run, min_score: float) -> str:
     t = _totals(run)
     verdict = "passed" if run.score >= min_score else "**below the minimum**"
     lines = [
-        f"# Eval: {md_cell(run.model)}",
+        f"# Eval: {markdown.code(run.model)}",
         "",
         f"Score **{run.score:.2f}** (minimum {min_score:.2f}: {verdict}) over {t['questions']} question(s); "
         f"{t['answered']} answered by the model. Numbers: {t['checked']} checked, {t['verified']} verified, "
@@ -89,7 +89,8 @@ def to_markdown(run: Run, min_score: float) -> str:
     for r in run.results:
         facts = f"{r.facts_found}/{len(r.question.facts)}" if r.question.facts else "–"
         lines.append(
-            f"| {md_cell(r.question.id)} | {md_cell(r.question.profile.rsplit('/', 1)[-1])} | {_yes(r.subject_named)} "
+            f"| {markdown.code(r.question.id)} | {markdown.code(r.question.profile.rsplit('/', 1)[-1])} "
+            f"| {_yes(r.subject_named)} "
             f"| {facts} | {r.verified} | {r.derived} | {r.unbound} | {r.wrong + r.wrong_names} "
             f"| {r.latency_s:.2f} s | {r.tokens_out:,} | {r.score:.2f} |"
         )
@@ -98,10 +99,10 @@ def to_markdown(run: Run, min_score: float) -> str:
         lines += ["", "## What went wrong", ""]
         for r, w in problems:
             if w is None:
-                lines.append(f"- {md_cell(r.question.id)}: {md_cell(r.note)}")
+                lines.append(f"- {markdown.code(r.question.id)}: {markdown.code(r.note)}")
             else:
                 # reasons are our own sentences with names already in neutralised code spans
                 expected = w.get("expected")
                 right = f" (right: {expected})" if expected else ""
-                lines.append(f"- {md_cell(r.question.id)}: {(w['reason'] or '')[:300]}{right}")
+                lines.append(f"- {markdown.code(r.question.id)}: {(w['reason'] or '')[:300]}{right}")
     return "\n".join(lines) + "\n"

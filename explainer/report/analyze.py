@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.functions import TopList
 from explainer.analysis.summary import Summary
 from explainer.knowledge import category_breakdown, format_breakdown
@@ -184,17 +184,11 @@ def to_text(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def md_cell(text: str) -> str:
-    """Untrusted text in a Markdown table cell: code span, pipes and backticks neutralised."""
-    safe = clean(text, 120).replace("|", "\\|").replace("`", "'")
-    return f"`{safe}`"
-
-
 def to_markdown(summary: Summary) -> str:
     p = summary.profile
     unit, total = summary.unit, summary.total
     out = [
-        f"# Profile analysis: {md_cell(p.source.location or p.source.kind)}",
+        f"# Profile analysis: {markdown.code(p.source.location or p.source.kind)}",
         "",
         f"- Sample type: `{p.sample_type}`; total **{units.format_value(total, unit)}** in {p.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions",
@@ -214,7 +208,8 @@ def to_markdown(summary: Summary) -> str:
         ]
         for r in lst.rows:
             out.append(
-                f"| {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
+                f"| {markdown.code(r.name)} | {units.format_value(r.self, unit)} "
+                f"| {units.format_share(r.self, total)} | "
                 f"{units.format_value(r.total, unit)} | {units.format_share(r.total, total)} |"
             )
     if summary.chain:
@@ -222,7 +217,7 @@ def to_markdown(summary: Summary) -> str:
         runtime = guess_runtime(p.names)
         for i, s in enumerate(summary.chain.steps, 1):
             meaning = decode(s.name, runtime).meaning
-            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, unit)}; {meaning}")
+            out.append(f"{i}. {markdown.code(s.name)} — {units.format_value(s.width, unit)}; {meaning}")
     notes = truncation_notes(summary)
     if notes:
         out += ["", "## Notes", ""] + [f"- {n}" for n in notes]

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.diff import Diff, FunctionChange, Order, Presence
 from explainer.model import Profile
-from explainer.report.analyze import md_cell
 from explainer.symbols import clean, decode, guess_runtime
 
 SCHEMA_VERSION = 1
@@ -193,7 +192,7 @@ def changes_table(diff: Diff, top: int) -> list[str]:
     unit = diff.unit
     for c in rows:
         out.append(
-            f"| {md_cell(c.name)} | {units.format_value(c.self_before, unit)} | "
+            f"| {markdown.code(c.name)} | {units.format_value(c.self_before, unit)} | "
             f"{units.format_value(c.self_after, unit)} | {signed(c.delta(), unit)} | {relative_text(c)} | "
             f"{share_text(diff, c)} |"
         )
@@ -207,7 +206,7 @@ def presence_bullets(diff: Diff, top: int) -> list[str]:
         rows = [c for c in diff.with_presence(presence) if not c.total_noise]
         if rows:
             shown = ", ".join(
-                f"{md_cell(c.name)} ({units.format_value(max(c.total_after, c.total_before), diff.unit)})"
+                f"{markdown.code(c.name)} ({units.format_value(max(c.total_after, c.total_before), diff.unit)})"
                 for c in rows[:top]
             )
             more = f" and {len(rows) - top:,} more" if len(rows) > top else ""
@@ -217,8 +216,8 @@ def presence_bullets(diff: Diff, top: int) -> list[str]:
 
 def to_markdown(diff: Diff, top: int = 10) -> str:
     out = [
-        f"# Profile diff: {md_cell(diff.before.source.location or 'baseline')} → "
-        f"{md_cell(diff.after.source.location or 'new')}",
+        f"# Profile diff: {markdown.code(diff.before.source.location or 'baseline')} → "
+        f"{markdown.code(diff.after.source.location or 'new')}",
         "",
         f"- Sample type `{diff.after.sample_type}`; {total_sentence(diff)}",
         f"- Noise floor: {floor_sentence(diff)}",
@@ -231,11 +230,11 @@ def to_markdown(diff: Diff, top: int = 10) -> str:
     if bullets:
         out += ["", "## New and vanished functions", "", *bullets]
     if diff.chain:
-        out += ["", f"## {chain_title(diff, md_cell)}", ""]
+        out += ["", f"## {chain_title(diff, markdown.code)}", ""]
         runtime = guess_runtime(diff.after.names)
         for i, s in enumerate(diff.chain.steps, 1):
             meaning = decode(s.name, runtime).meaning
-            out.append(f"{i}. {md_cell(s.name)} — {units.format_value(s.width, diff.unit)}; {meaning}")
+            out.append(f"{i}. {markdown.code(s.name)} — {units.format_value(s.width, diff.unit)}; {meaning}")
     if diff.notes:
         out += ["", "## Notes", "", *[f"- {n}" for n in diff.notes]]
     return "\n".join(out) + "\n"

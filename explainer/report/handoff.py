@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from explainer import __version__, units
+from explainer import __version__, markdown, units
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
 from explainer.analysis.filters import TRAMPOLINE
@@ -24,7 +24,7 @@ from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.model import Profile
 from explainer.reading import Reading, read
 from explainer.report import handoff_parts as parts
-from explainer.report.analyze import coverage_sentence, md_cell, truncation_notes
+from explainer.report.analyze import coverage_sentence, truncation_notes
 from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
 
@@ -100,7 +100,7 @@ def model_summary(
     except ExplainerError as exc:  # the summary is an extra: a failing model never costs the report
         if required:
             raise
-        return [f"> No model summary: {parts.md_text(str(exc), 300)}", ""]
+        return [f"> No model summary: {markdown.text(str(exc), 300)}", ""]
     failed = getattr(answer, "mode", "") != "llm" or getattr(answer, "incomplete", False)
     reason = str(getattr(answer, "model_error", "") or getattr(answer, "notice", "") or "the model did not answer")
     if failed and required:
@@ -108,7 +108,7 @@ def model_summary(
             f"the model wrote no summary ({reason})", hint="use --llm auto to accept the report without it"
         )
     if getattr(answer, "mode", "") != "llm":  # the offline fallback answered: the report already says it all
-        return [f"> No model summary: {parts.md_text(reason, 300)}", ""]
+        return [f"> No model summary: {markdown.text(reason, 300)}", ""]
     status, ok = parts.verification_status(getattr(answer, "verification", None))
     if getattr(answer, "incomplete", False):
         status, ok = "the answer was cut short", False
@@ -116,7 +116,7 @@ def model_summary(
         return [f"> A model summary was written but left out: {status}.", ""]
     body = [f"> {line}".rstrip() for line in parts.plain_markdown(str(answer.markdown)).splitlines()]
     who = getattr(llm_settings, "describe", None)
-    by = f"by a language model ({parts.md_text(who(), 120)})" if callable(who) else "by a language model"
+    by = f"by a language model ({markdown.text(who(), 120)})" if callable(who) else "by a language model"
     return [
         f"**Summary** (written {by}; {status})",
         "",
@@ -130,7 +130,7 @@ def model_summary(
 def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, datasource: str | None) -> list[str]:
     query = parse_query(profile)
     src = profile.source
-    out = ["## Scope", "", f"- Source: {src.kind} {md_cell(src.location or '(unnamed)')} ({src.format})"]
+    out = ["## Scope", "", f"- Source: {src.kind} {markdown.code(src.location or '(unnamed)')} ({src.format})"]
     who = parts.labels_text(profile, query)
     if who:
         out.append(f"- Service / pod: {who}")
@@ -138,7 +138,7 @@ def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, d
     out += [f"  - {c}" for c in meaning.caveats]
     out.append(f"- Window: {window_text(profile)}")
     if src.query:
-        out.append(f"- Query: {parts.code_span(src.query)}")
+        out.append(f"- Query: {markdown.exact_code(src.query)}")
     out += parts.grafana_lines(query, grafana_url, datasource)
     return [*out, ""]
 
@@ -155,13 +155,13 @@ def headline_section(reading: Reading, diff: Diff | None) -> list[str]:
     if summary.top_self.rows:
         r = summary.top_self.rows[0]
         out.append(
-            f"- Biggest consumer: {md_cell(r.name)}, **{units.format_value(r.self, unit)}** self "
+            f"- Biggest consumer: {markdown.code(r.name)}, **{units.format_value(r.self, unit)}** self "
             f"({units.format_share(r.self, total)} of the total)."
         )
     responsible = reading.responsible
     if responsible is not None:
         out.append(
-            f"- Most responsible (the widest bar where the stacks branch): {md_cell(responsible.name)}, "
+            f"- Most responsible (the widest bar where the stacks branch): {markdown.code(responsible.name)}, "
             f"{units.format_value(responsible.total, unit)} total ({units.format_share(responsible.total, total)})."
         )
     out += parts.category_lines(reading)
@@ -169,7 +169,7 @@ def headline_section(reading: Reading, diff: Diff | None) -> list[str]:
         regress = diff.regressions("self")
         lead = "; no significant regression"
         if regress:
-            lead = f"; biggest regression {md_cell(regress[0].name)} ({signed(regress[0].delta(), unit)})"
+            lead = f"; biggest regression {markdown.code(regress[0].name)} ({signed(regress[0].delta(), unit)})"
         out.append(f"- Against the baseline: {total_sentence(diff)}{lead}.")
     if not total:
         out.append("- Every value is zero for this sample type: there is nothing to rank.")
@@ -190,7 +190,8 @@ def consumers_section(reading: Reading, top: int) -> list[str]:
     ]
     for i, r in enumerate(shown.rows, 1):
         out.append(
-            f"| {i} | {md_cell(r.name)} | {units.format_value(r.self, unit)} | {units.format_share(r.self, total)} | "
+            f"| {i} | {markdown.code(r.name)} | {units.format_value(r.self, unit)} "
+            f"| {units.format_share(r.self, total)} | "
             f"{parts.what_it_is(r.name, summary.profile)} |"
         )
     sites = parts.sites_line(reading, top)
@@ -206,7 +207,7 @@ def chains_section(reading: Reading, top: int) -> list[str]:
     common = parts.common_prefix(chains)
     out = ["## Responsible chains (total)", ""]
     if common:
-        names = " → ".join(md_cell(s.name) for s in common)
+        names = " → ".join(markdown.code(s.name) for s in common)
         out += [f"Every chain below starts {names}; read each from the entry point up.", ""]
     out += [f"{i}. {_chain_line(chain, len(common), summary.unit, summary.total)}" for i, chain in enumerate(chains, 1)]
     return [*out, ""]
@@ -214,7 +215,7 @@ def chains_section(reading: Reading, top: int) -> list[str]:
 
 def _chain_line(chain: Chain, skip: int, unit: str, total: int) -> str:
     steps = [s for s in chain.steps[skip:] if s.name != TRAMPOLINE] or list(chain.steps[-1:])
-    names = [md_cell(s.name) for s in steps]
+    names = [markdown.code(s.name) for s in steps]
     if len(names) > MAX_CHAIN_STEPS:  # keep where it enters (the phase) and where it ends (the site)
         hidden = len(names) - MAX_CHAIN_STEPS + 1
         names = [*names[:2], f"… {hidden} more …", *names[-(MAX_CHAIN_STEPS - 3) :]]
@@ -233,7 +234,10 @@ def changes_section(diff: Diff, top: int) -> list[str]:
         out += ["", *bullets]
     if diff.chain is not None:
         where = "new profile" if diff.chain_side == "after" else "baseline"
-        out += ["", f"Chain to the biggest change ({where}): " + " → ".join(md_cell(s.name) for s in diff.chain.steps)]
+        out += [
+            "",
+            f"Chain to the biggest change ({where}): " + " → ".join(markdown.code(s.name) for s in diff.chain.steps),
+        ]
     return [*out, ""]
 
 

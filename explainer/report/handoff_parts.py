@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from explainer import knowledge, units
+from explainer import knowledge, markdown, units
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
@@ -20,31 +20,15 @@ from explainer.analysis.peak import Window
 from explainer.analysis.summary import Summary
 from explainer.model import Profile
 from explainer.reading import Reading
-from explainer.report.analyze import md_cell
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
 from explainer.symbols import clean, decode, guess_runtime
 
 MAX_LABELS = 6
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _SELECTOR_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
 
 
-def md_text(text: str, limit: int = 200) -> str:
-    """Untrusted prose for Markdown: cleaned, capped, every character that could format escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", clean(text, limit))
-
-
-def code_span(text: str, limit: int = 600) -> str:
-    """Untrusted text as one exact code span: the fence is longer than any backtick run inside it."""
-    safe = clean(text, limit)
-    runs = [len(r) for r in re.findall(r"`+", safe)]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if safe.startswith("`") or safe.endswith("`") else ""
-    return f"{fence}{pad}{safe}{pad}{fence}"
-
-
 def title(profile: Profile) -> str:
-    return md_cell(profile.source.location or profile.source.kind)
+    return markdown.code(profile.source.location or profile.source.kind)
 
 
 def labels_text(profile: Profile, query: Query | None) -> str:
@@ -55,7 +39,7 @@ def labels_text(profile: Profile, query: Query | None) -> str:
         pairs += [(m.group(1), m.group(2), m.group(3)) for m in matches if not m.group(1).startswith("__")]
     seen: list[str] = []
     for key, op, value in pairs:
-        item = md_cell(f"{key}{op}{value}")
+        item = markdown.code(f"{key}{op}{value}")
         if item not in seen:
             seen.append(item)
     more = f" and {len(seen) - MAX_LABELS} more" if len(seen) > MAX_LABELS else ""
@@ -71,7 +55,8 @@ def grafana_lines(query: Query | None, grafana_url: str | None, datasource: str 
     start, end = query.range_text
     return [
         f"- Grafana (no --grafana-url given): in Explore, pick the Pyroscope data source, profile type "
-        f"{md_cell(query.profile_type)}, label selector {md_cell(query.selector)}, time range `{start}` to `{end}`."
+        f"{markdown.code(query.profile_type)}, label selector {markdown.code(query.selector)}, "
+        f"time range `{start}` to `{end}`."
     ]
 
 
@@ -100,9 +85,9 @@ def what_it_is(name: str, profile: Profile | None = None) -> str:
     (read with the profile's runtime, which settles labels several languages write alike)."""
     entry = knowledge.lookup(name)
     if entry is not None and entry.explanation:
-        return md_text(f"{entry.label}: {_short(entry.explanation)}", 200)
+        return markdown.text(f"{entry.label}: {_short(entry.explanation)}", 200)
     runtime = guess_runtime(profile.names) if profile is not None else None
-    return md_text(decode(name, runtime).meaning, 160)
+    return markdown.text(decode(name, runtime).meaning, 160)
 
 
 def actions(name: str) -> list[str]:
@@ -115,7 +100,7 @@ def category_lines(reading: Reading) -> list[str]:
     """``- By category: KV cache 73.8%, ...``; the categories are kinds of (GPU) memory, never of time."""
     if not reading.categories:
         return []
-    return [f"- By category: {md_text(knowledge.format_breakdown(reading.categories), 400)}."]
+    return [f"- By category: {markdown.text(knowledge.format_breakdown(reading.categories), 400)}."]
 
 
 def sites_line(reading: Reading, n: int) -> list[str]:
@@ -124,7 +109,7 @@ def sites_line(reading: Reading, n: int) -> list[str]:
     if not reading.sites or not any(reading.role(r.name) == "allocator" for r in top3):
         return []
     shown = ", ".join(
-        f"{md_cell(s.name)} {units.format_share(s.share, 1)} ({md_text(knowledge.label(s.category), 60)})"
+        f"{markdown.code(s.name)} {units.format_share(s.share, 1)} ({markdown.text(knowledge.label(s.category), 60)})"
         for s in reading.sites[:n]
     )
     return [f"Allocator frames only carry requests; by the nearest application frame that asked: {shown}."]
@@ -165,7 +150,7 @@ def ignorable(summary: Summary) -> list[str]:
     shown = [i for i in ranked(stats, "total").tolist() if stats.self_values[i] == 0 and names_of[i] != TRAMPOLINE][:5]
     if shown:
         names = ", ".join(
-            f"{md_cell(names_of[i])} ({units.format_share(int(stats.total_values[i]), total)})" for i in shown
+            f"{markdown.code(names_of[i])} ({units.format_share(int(stats.total_values[i]), total)})" for i in shown
         )
         more = f" and {zero_self - len(shown):,} more" if zero_self > len(shown) else ""
         out.append(
@@ -192,16 +177,19 @@ def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafan
     if focus is not None:
         name, value = focus
         steps.append(
-            f"Start with {md_cell(name)} ({units.format_value(value, unit)}, {units.format_share(value, total)}): "
+            f"Start with {markdown.code(name)} ({units.format_value(value, unit)}, "
+            f"{units.format_share(value, total)}): "
             "it is where the most is consumed; its chain above says why it runs."
         )
         knobs = actions(name)[:3]
         if knobs:
-            steps.append(f"What changes {md_cell(name)}: " + "; ".join(md_text(k, 200) for k in knobs) + ".")
+            steps.append(
+                f"What changes {markdown.code(name)}: " + "; ".join(markdown.text(k, 200) for k in knobs) + "."
+            )
     if diff is not None and diff.regressions("self"):
         c = diff.regressions("self")[0]
         grew = units.format_value(c.delta(), unit)
-        steps.append(f"Find out why {md_cell(c.name)} grew by {grew} since the baseline.")
+        steps.append(f"Find out why {markdown.code(c.name)} grew by {grew} since the baseline.")
     if meaning.rerun:
         steps.append("Run the workload again and re-profile: the profiler resolves symbols after it has seen it once.")
     if has_grafana:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from typing import Any
 
+from explainer import markdown
 from explainer.explain import Answer, Conversation, LlmSettings
 from explainer.explain.safety import defang_images
 from explainer.model import Profile
-from explainer.report.analyze import md_cell
 from explainer.symbols import clean
 from explainer.ui.cache import summary as shared_summary
 from explainer.ui.sources import friendly
@@ -30,14 +30,14 @@ def _status(st: Any, turn: Turn) -> None:
     if turn.notice and turn.notice not in turn.markdown:  # the offline explainer quotes it in the text
         st.info(clean(turn.notice, 400), icon="ℹ️")
     if turn.unverified:
-        claims = ", ".join(md_cell(c) for c in turn.unverified[:8])
+        claims = ", ".join(markdown.code(c) for c in turn.unverified[:8])
         st.warning(f"Unverified: {len(turn.unverified)} claim(s) did not match the profile: {claims}", icon="⚠️")
     checked = f"✓ {turn.checked} number(s) checked against the profile" if turn.checked else "no numbers to check"
     if turn.checked:
         verified, derived, unbound, wrong = turn.verdicts
         checked += f" ({verified} verified, {derived} derived, {unbound} unbound, {wrong} wrong)"
     cut = " · ⚠ the answer was cut short" if turn.incomplete else ""
-    st.caption(f"{checked} · answered {'offline' if turn.mode == OFFLINE else md_cell(turn.mode)}{cut}")
+    st.caption(f"{checked} · answered {'offline' if turn.mode == OFFLINE else markdown.code(turn.mode)}{cut}")
 
 
 def replay(st: Any, state: SessionData) -> None:
@@ -113,7 +113,7 @@ def mode_switch(st: Any, settings: LlmSettings) -> str:
 def preview(st: Any, conv: Keyed, question: str, model: str) -> str | None:
     """Show what would be sent and wait for a decision: 'llm', 'offline', 'cancel' or None (waiting)."""
     with st.chat_message("assistant"):
-        st.markdown(f"Before anything is sent, this is exactly what {md_cell(model)} would receive:")
+        st.markdown(f"Before anything is sent, this is exactly what {markdown.code(model)} would receive:")
         st.code(conv.outgoing_preview(question), language=None, wrap_lines=True, height=240)
         cols = st.columns(3)
         if cols[0].button("Send to the model", key=SEND, type="primary"):
@@ -227,8 +227,8 @@ def greeting(summary: Any, label: str) -> str:
 
     p = summary.profile
     return (
-        f"I'm looking at {md_cell(label)}: **{units.format_value(summary.total, summary.unit)}** of "
-        f"{md_cell(str(p.sample_type))} across {units.format_count(summary.stats.function_count)} functions. "
+        f"I'm looking at {markdown.code(label)}: **{units.format_value(summary.total, summary.unit)}** of "
+        f"{markdown.code(str(p.sample_type))} across {units.format_count(summary.stats.function_count)} functions. "
         "Ask me what uses the most, why, and what you could change, or start with one of these:"
     )
 

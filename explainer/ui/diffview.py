@@ -9,11 +9,10 @@ from typing import Any
 
 import pandas as pd
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.diff import Diff, FunctionChange, diff_profiles
 from explainer.analysis.difftree import diff_tree
 from explainer.model import Profile
-from explainer.report.analyze import md_cell
 from explainer.symbols import clean
 from explainer.ui import flamegraph
 from explainer.ui.sources import friendly
@@ -37,7 +36,7 @@ def clear(state: SessionData) -> None:
 def banner(st: Any, state: SessionData, baseline: Profile) -> None:
     cols = st.columns([5, 1], vertical_alignment="center")
     cols[0].info(
-        f"Comparing with the baseline {md_cell(label_of(baseline))}: answers and the Diff tab show what changed.",
+        f"Comparing with the baseline {markdown.code(label_of(baseline))}: answers and the Diff tab show what changed.",
         icon="⚖️",
     )
     cols[1].button("Clear baseline", key="clear_baseline", icon=":material/close:", on_click=clear, args=(state,))

@@ -285,13 +285,13 @@ def _setting(secrets: Any, name: str) -> str:
 
 def loaded_query(st: Any, profile: Profile, secrets: Any) -> None:
     """Under the source line: the Pyroscope query behind the page, and "Open in Grafana" when configured."""
-    from explainer.report.analyze import md_cell
+    from explainer import markdown
     from explainer.report.scope import explore_url, parse_query, window_text
 
     query = parse_query(profile)
     if query is None:
         return
-    st.caption(f"Query: {md_cell(query.profile_type + query.selector)}, {window_text(profile)}")
+    st.caption(f"Query: {markdown.code(query.profile_type + query.selector)}, {window_text(profile)}")
     base, uid = _setting(secrets, GRAFANA_URL), _setting(secrets, GRAFANA_DATASOURCE)
     if base and uid:
         try:

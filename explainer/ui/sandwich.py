@@ -12,12 +12,11 @@ from typing import Any
 
 import pandas as pd
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwich_walks
 from explainer.analysis.summary import Summary
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile
-from explainer.report.analyze import md_cell
 from explainer.symbols import clean, decode
 from explainer.ui import flamegraph
 from explainer.ui.state import SessionData
@@ -127,13 +126,13 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     self_v, total_v = int(summary.stats.self_values[fid]), int(summary.stats.total_values[fid])
     unit, grand = profile.unit, summary.total
     above, below = _graphs(state, profile, fid)
-    st.markdown(f"**Callees of** {md_cell(view.function)}: what it calls, above it")
+    st.markdown(f"**Callees of** {markdown.code(view.function)}: what it calls, above it")
     _graph(st, state, above, "sandwich_callees_graph")
-    st.markdown(f"#### {md_cell(view.function)}")
+    st.markdown(f"#### {markdown.code(view.function)}")
     cols = st.columns(2)
     cols[0].metric("Self", f"{units.format_value(self_v, unit)} ({units.format_share(self_v, grand)})")
     cols[1].metric("Total", f"{units.format_value(total_v, unit)} ({units.format_share(total_v, grand)})")
-    st.markdown(f"**Callers of** {md_cell(view.function)}: who calls it, below it")
+    st.markdown(f"**Callers of** {markdown.code(view.function)}: who calls it, below it")
     _graph(st, state, below, "sandwich_callers_graph")
     st.caption("Its direct callees and callers as tables (a row moves the sandwich to that function):")
     _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")

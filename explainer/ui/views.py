@@ -1,7 +1,7 @@
 """The views beside the chat: the profile's headline, the top table and the heaviest chain.
 
 Untrusted names are shown only in data grids (drawn as text on a canvas) or as Markdown code
-spans made by ``md_cell``; never as HTML. Numbers come from :mod:`explainer.units`.
+spans made by :func:`explainer.markdown.code`; never as HTML. Numbers come from :mod:`explainer.units`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.summary import Summary
-from explainer.report.analyze import md_cell, truncation_notes
+from explainer.report.analyze import truncation_notes
 from explainer.symbols import clean, decode, guess_runtime
 
 TABS = ("Ask", "Flame graph", "Top functions", "Sandwich", "Call chain")
@@ -93,7 +93,7 @@ def headline(st: Any, summary: Summary, label: str) -> None:
     cols[1].metric("Sample type", str(p.sample_type))
     cols[2].metric("Functions", units.format_count(summary.stats.function_count))
     cols[3].metric("Distinct stacks", units.format_count(p.stack_count))
-    st.caption(f"Source: {md_cell(label)} ({clean(p.source.kind, 20)}, {clean(p.source.format, 40)})")
+    st.caption(f"Source: {markdown.code(label)} ({clean(p.source.kind, 20)}, {clean(p.source.format, 40)})")
     for note in truncation_notes(summary):
         st.warning(f"Not everything is shown: {clean(note, 300)}", icon="⚠️")
 
@@ -134,7 +134,7 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[
         },
     )
     matched = len(found)
-    what = f"matching {md_cell(query.strip())}" if query.strip() else "in the profile"
+    what = f"matching {markdown.code(query.strip())}" if query.strip() else "in the profile"
     more = f"; the first {TABLE_ROWS:,} are listed" if matched > TABLE_ROWS else ""
     st.caption(
         f"{matched:,} of {len(frame):,} functions {what}{more}. Click a column header to sort, "
@@ -167,7 +167,7 @@ def heaviest_chain(st: Any, summary: Summary) -> None:
     chain = summary.chain
     assert chain is not None
     st.caption(
-        f"The widest path to {md_cell(chain.target)}, entry point first: "
+        f"The widest path to {markdown.code(chain.target)}, entry point first: "
         f"{units.format_value(chain.value, summary.unit)} of its "
         f"{units.format_value(chain.target_total, summary.unit)} arrive this way."
     )

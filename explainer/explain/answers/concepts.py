@@ -3,9 +3,9 @@ concept is, whether one frame can be skipped, and how to read the flame graph an
 
 from __future__ import annotations
 
-from explainer import knowledge
+from explainer import knowledge, markdown
 from explainer.explain.answers.language import N_
-from explainer.explain.answers.writer import Writer, cap, code
+from explainer.explain.answers.writer import Writer, cap
 from explainer.knowledge.classify import entries
 
 # From the domain guide: how Grafana's flame-graph panel is used to read these profiles.
@@ -28,7 +28,7 @@ def _knobs_of(w: Writer, category: str, limit: int = 4) -> list[str]:
     pairs = list(seen.items())[:limit]
     for knob_name, effect in pairs:
         w.text(f"{knob_name} {effect}")
-    return [f"- {code(knob_name, 80)}: {effect}" for knob_name, effect in pairs]
+    return [f"- {markdown.code(knob_name, 80)}: {effect}" for knob_name, effect in pairs]
 
 
 def _label(w: Writer, concept: str) -> str:

@@ -7,7 +7,7 @@ own included) against exactly what was shown.
 
 from __future__ import annotations
 
-from explainer import knowledge, units
+from explainer import knowledge, markdown, units
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers import conventions
 from explainer.explain.answers.language import translations
@@ -15,14 +15,7 @@ from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import clean, decode, guess_runtime
-
-NAME_LIMIT = 120
-
-
-def code(name: str, limit: int = NAME_LIMIT) -> str:
-    """A frame name as a Markdown code span: cleaned, capped, backticks neutralised."""
-    return f"`{clean(name[: limit + 1], limit).replace('`', chr(39))}`"  # slice first: names can be 100 KB
+from explainer.symbols import decode, guess_runtime
 
 
 def cap(text: str) -> str:
@@ -98,7 +91,7 @@ class Writer:
         return units.localize(self.g.count(count), self.lang)
 
     def name(self, name: str) -> str:
-        return code(name)
+        return markdown.code(name)
 
     def meaning(self, name: str, *, full: bool = False) -> str:
         """What a frame is: the knowledge base's explanation when it knows it, else the convention."""
@@ -124,7 +117,7 @@ class Writer:
         actions = [(a.knob, self.t(a.effect)) for a in known.actions[:limit]]
         for knob, effect in actions:
             self.g.text(f"{knob} {effect}")
-        return [f"{code(knob, 80)}: {effect}" for knob, effect in actions]
+        return [f"{markdown.code(knob, 80)}: {effect}" for knob, effect in actions]
 
     def text(self, text: str) -> str:
         """Our own text with numbers (a caveat from the knowledge base): citable as written."""
