@@ -91,10 +91,8 @@ def model_summary(
     """
     if llm_settings is None:
         return []
-    try:
-        from explainer.explain import Conversation
-    except ImportError:
-        return []
+    from explainer.explain import Conversation  # here: the report alone never loads the explain layer
+
     try:
         answer = Conversation(profile, settings=llm_settings, mode="llm", baseline=baseline).ask(SUMMARY_QUESTION)
     except ExplainerError as exc:  # the summary is an extra: a failing model never costs the report

@@ -270,14 +270,10 @@ def panel(
 
 
 def handoff_maker(profile: Any, baseline: Any, summary: Any) -> Callable[[], str]:
-    """The handoff report when that module is installed, else the Markdown analysis summary."""
-    try:
-        from explainer.report.handoff import handoff_markdown
-    except ImportError:
-        from explainer.report.analyze import to_markdown
-
-        return lambda: to_markdown(summary)
+    """The handoff report of this page's profile (and baseline), made when the user downloads it."""
     from datetime import UTC, datetime
+
+    from explainer.report.handoff import handoff_markdown
 
     # no llm_settings: a download must never send the profile to a model behind the user's back
     return lambda: handoff_markdown(profile, baseline=baseline, summary=summary, now=datetime.now(UTC))
