@@ -93,3 +93,24 @@ def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: J
 def test_later_corpora_do_not_regress(name: str, floor: float) -> None:
     right, total, _, wrong = _judge(name)
     assert right / total >= floor, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
+
+
+def test_no_answer_is_only_the_help_text_when_the_question_mentions_what_the_product_knows() -> None:
+    """A resource (memory, CPU, time), a frame of the profile or a knowledge concept: never a dead end."""
+    from explainer.explain.question.lexicon import lexicon, words
+
+    resources = {"memory", "gpu", "cpu", "time", "samples", "allocation"}
+    profiles = _profiles()
+    dead_ends = []
+    for name in ("questions.toml", "questions_heldout.toml", "questions_fresh.toml"):
+        for q in tomllib.loads((CORPUS / name).read_text("utf-8"))["question"]:
+            if q["intent"] == "unknown":
+                continue  # an off-topic question that names a GPU is still off-topic
+            profile, baseline = profiles[q["profile"]]
+            conv = Conversation(profile, settings=LlmSettings(), mode="offline", baseline=baseline)
+            found = set(lexicon().concepts(words(q["text"])))
+            reading = conv.read(q["text"])
+            named = found & resources or any(c.startswith("concept:") for c in found) or reading.subject
+            if named and reading.intent == "unknown" and reading.subject is None:  # what gets the help text
+                dead_ends.append(q["text"])
+    assert dead_ends == []
