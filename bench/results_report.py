@@ -116,9 +116,12 @@ def _targets(sizes: Sizes, startup: dict[str, Any], t: Targets) -> tuple[list[bo
     points = [(n, tools["analyze"].best_s) for n, tools in sizes.items() if n >= 50_000]
     slope = exponent(points)
     if slope is not None:
-        lines.append(
-            f"- fitted exponent of analyze's time over {[n for n, _ in points]} stacks: **{slope:.2f}** (1.0 is linear)"
-        )
+        sizes_run = [n for n, _ in points]
+        lines.append(f"- fitted exponent of analyze's time over {sizes_run} stacks: **{slope:.2f}** (1.0 is linear; "
+                     "below 1 while fixed costs such as start-up still weigh)")  # fmt: skip
+        (n1, t1), (n2, t2) = points[-2:]
+        local = math.log(t2 / t1) / math.log(n2 / n1)
+        lines.append(f"- exponent between the two largest, {n1} and {n2} stacks: **{local:.2f}**")
     for tool, m in startup.items():
         lines.append(f"- start-up, `{tool}`: fastest {m.best_s:.3f} s, median {m.wall_s:.3f} s "
                      f"over {len(m.runs)} runs, load {m.span('load')}")  # fmt: skip
