@@ -101,6 +101,9 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     if (!offsets || !values || !frames_obj) { PyErr_NoMemory(); goto done; }
     frames = (int32_t *)PyBytes_AS_STRING(frames_obj);
     offsets[0] = 0;
+    int64_t max_lines = 1;  /* the most frames one location expands to: room is made once per sample */
+    for (Py_ssize_t li = 0; li + 1 < start.len / 8; li++)
+        if (ls[li + 1] - ls[li] > max_lines) max_lines = ls[li + 1] - ls[li];
     for (Py_ssize_t i = 0; i < n; i++) {
         char *buf; Py_ssize_t len;
         Py_XDECREF(item);
@@ -119,18 +122,16 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
         int64_t v = (int64_t)vals.data[k];
         if (v < 0) { result = err("negative", i, "negative value"); goto done; }
         values[i] = v;
+        if (n_frames + locs.len * max_lines > cap_frames) {
+            while (n_frames + locs.len * max_lines > cap_frames) cap_frames *= 2;
+            if (_PyBytes_Resize(&frames_obj, cap_frames * 4)) goto done;
+            frames = (int32_t *)PyBytes_AS_STRING(frames_obj);
+        }
         for (Py_ssize_t j = locs.len - 1; j >= 0; j--) {  /* leaf first on the wire: reverse */
             uint64_t id = locs.data[j];
             int32_t li = (id < (uint64_t)n_lookup) ? lk[id] : -1;
             if (li < 0) { result = err("location", i, "location does not exist"); goto done; }
-            for (int64_t f = ls[li]; f < ls[li + 1]; f++) {
-                if (n_frames == cap_frames) {
-                    cap_frames *= 2;
-                    if (_PyBytes_Resize(&frames_obj, cap_frames * 4)) goto done;
-                    frames = (int32_t *)PyBytes_AS_STRING(frames_obj);
-                }
-                frames[n_frames++] = lf[f];
-            }
+            for (int64_t f = ls[li]; f < ls[li + 1]; f++) frames[n_frames++] = lf[f];
         }
         offsets[i + 1] = n_frames;
     }
@@ -162,12 +163,13 @@ static PyObject *self_and_total(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t lo = o[i], hi = o[i + 1];
         if (lo < 0 || hi > n_frames || lo > hi) { PyErr_SetString(PyExc_ValueError, "bad offsets"); goto done; }
+        const int64_t vi = v[i];  /* a local: the stores to t could alias v and force a reload per frame */
         for (int64_t p = lo; p < hi; p++) {
-            int32_t fn = f[p];
-            if (fn < 0 || fn >= n_funcs) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto done; }
-            if (stamp[fn] != i) { stamp[fn] = i; t[fn] += v[i]; }
+            uint32_t fn = (uint32_t)f[p];
+            if (fn >= (uint32_t)n_funcs) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto done; }
+            if (stamp[fn] != i) { stamp[fn] = i; t[fn] += vi; }
         }
-        if (hi > lo) s[f[hi - 1]] += v[i];
+        if (hi > lo) s[f[hi - 1]] += vi;
     }
     result = Py_BuildValue("(y#y#)", (char *)s, n_funcs * 8, (char *)t, n_funcs * 8);
 done:
