@@ -10,6 +10,8 @@ follow-ups ("who calls it?", "the second one") are read against the answers befo
 
 from __future__ import annotations
 
+import json
+import os
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -74,6 +76,20 @@ def test_the_corpus_is_large_and_mixed() -> None:
         "en",
         "nl",
     }
+
+
+GOLDEN = Path(__file__).parent / "golden" / "questions" / "confusion.json"
+
+
+def test_the_confusion_matrix_matches_its_golden_file(tuned: Judged) -> None:
+    """Which intent each labelled intent was read as, cell by cell; UPDATE_GOLDEN=1 rewrites it."""
+    _, _, matrix, _ = tuned
+    wanted = sorted({w for w, _ in matrix})
+    got = {w: {read: n for (want, read), n in sorted(matrix.items()) if want == w} for w in wanted}
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    assert got == json.loads(GOLDEN.read_text()), "the corpus is read differently: review, then UPDATE_GOLDEN=1"
 
 
 def test_reader_gets_97_percent_of_the_corpus_right(
