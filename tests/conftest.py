@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +93,18 @@ def use_packaged_streamlit_settings() -> None:
         if section not in ("server", "browser"):
             for key, value in options.items():
                 config.set_option(f"{section}.{key}", value)
+
+
+def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:
+    """A profile whose call tree has ``nodes`` nodes, like a Pyroscope query at maxNodes 8,192."""
+    rng = random.Random(seed)
+    words = ["Engine", "Worker", "Runner", "Layer", "Attention", "MLP", "Cache", "Sampler", "Model", "Loader"]
+    paths: list[list[str]] = [[]]
+    for i in range(1, nodes):
+        parent = paths[rng.randrange(max(1, len(paths) - 200), len(paths))] if i > 1 else []
+        cls = rng.choice(words) + rng.choice(words)
+        paths.append([*parent, f"{cls}.method_{i % 97}" if i % 5 else "<interpreter trampoline>"])
+    builder = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for path in paths[1:]:
+        builder.add(path, rng.randrange(1, 10**9))
+    return builder.build()

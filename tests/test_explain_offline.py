@@ -8,13 +8,13 @@ a bug in the explainer itself).
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import tree_profile
 from explainer.demo import SEED_CHAIN
 from explainer.errors import ExplainerError
 from explainer.explain import Answer, Conversation, LlmSettings
@@ -218,21 +218,6 @@ def test_suggested_questions_fit_the_profile(demo: Profile) -> None:
     assert questions[0] == "What uses the most GPU memory?"
     assert any("`" in q and "mean" in q for q in questions)
     assert all(read(q).intent != "unknown" for q in questions)
-
-
-def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:
-    """A profile whose call tree has ``nodes`` nodes, like a Pyroscope query at maxNodes 8,192."""
-    rng = random.Random(seed)
-    words = ["Engine", "Worker", "Runner", "Layer", "Attention", "MLP", "Cache", "Sampler", "Model", "Loader"]
-    paths: list[list[str]] = [[]]
-    for i in range(1, nodes):
-        parent = paths[rng.randrange(max(1, len(paths) - 200), len(paths))] if i > 1 else []
-        cls = rng.choice(words) + rng.choice(words)
-        paths.append([*parent, f"{cls}.method_{i % 97}" if i % 5 else "<interpreter trampoline>"])
-    builder = ProfileBuilder(SampleType("alloc_space", "bytes"))
-    for path in paths[1:]:
-        builder.add(path, rng.randrange(1, 10**9))
-    return builder.build()
 
 
 def test_every_question_is_answered_and_verified_on_an_8192_node_tree() -> None:

@@ -20,7 +20,7 @@ from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
 
 if TYPE_CHECKING:
-    from explainer.explain import Answer, Verification
+    from explainer.explain import Answer, LlmSettings, Verification
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -64,8 +64,10 @@ def verification_json(v: Verification) -> dict[str, Any]:
     }
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.explain import Conversation, LlmSettings
+def model_choice(args: argparse.Namespace) -> tuple[LlmSettings, str]:
+    """The model settings (``--model`` over the environment) and the conversation mode ``--llm`` asks for;
+    ``--llm openai`` without a configured model is an error before anything is read."""
+    from explainer.explain import LlmSettings
 
     settings = LlmSettings.from_env()
     if args.model:
@@ -77,6 +79,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "OPENAI_BASE_URL for a compatible server, or the AZURE_OPENAI_* variables",
             hint="or use --llm offline",
         )
+    return settings, mode
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from explainer.explain import Conversation
+
+    settings, mode = model_choice(args)
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)

@@ -14,10 +14,10 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-from explainer.cli.ask import MODES, answer_json
+from explainer.cli.ask import MODES, answer_json, model_choice
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
-from explainer.errors import ModelUnavailableError, SourceNotFoundError
+from explainer.errors import SourceNotFoundError
 from explainer.readers import read_path
 
 MAX_LINE_CHARS = 10_000  # a longer line is cut here (the reader caps questions further)
@@ -43,17 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> int:
-    from explainer.explain import Conversation, LlmSettings
+    from explainer.explain import Conversation
 
     source = stdin or sys.stdin
-    settings = LlmSettings.from_env()
-    if args.model:
-        settings = settings.with_model(args.model)
-    mode = MODES[args.llm]
-    if mode == "llm" and not settings.configured:
-        raise ModelUnavailableError(
-            "--llm openai needs a model: set EXPLAINER_MODEL and OPENAI_API_KEY", hint="or use --llm offline"
-        )
+    settings, mode = model_choice(args)
     if args.source == "-":
         raise SourceNotFoundError(
             "chat reads its questions from standard input: give the profile as a file or --server"
