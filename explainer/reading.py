@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+import numpy as np
+
 from explainer import knowledge, units
 from explainer.analysis.functions import TopRow, ranked
 from explainer.analysis.summary import Summary
@@ -66,6 +68,7 @@ class Reading:
     focus: tuple[str, int] | None  # where to start: the biggest consumer, or the site that asked for it
     sites: tuple[Site, ...]  # allocation sites (GPU memory only)
     categories: tuple[CategoryShare, ...]  # the knowledge base's breakdown (bytes only)
+    self_by_category: dict[str, int]  # self summed per category of the frames that have it (any unit)
 
     @staticmethod
     def role(name: str) -> Role:
@@ -114,7 +117,19 @@ def read(summary: Summary) -> Reading:
         _focus(biggest, sites),
         sites,
         categories,
+        _self_by_category(summary),
     )
+
+
+def _self_by_category(summary: Summary) -> dict[str, int]:
+    """Where the self goes by kind of frame (GC, JIT, the kernel...): for CPU profiles, whose values
+    the memory attribution does not read. Only functions with self are classified."""
+    out: dict[str, int] = {}
+    values = summary.stats.self_values
+    for fid in np.flatnonzero(values).tolist():
+        category = knowledge.classify(summary.profile.names[fid])
+        out[category] = out.get(category, 0) + int(values[fid])
+    return out
 
 
 def _gpu_source(summary: Summary) -> bool:

@@ -42,15 +42,7 @@ def category(w: Writer, concept: str) -> str | None:
     label = _label(w, concept)
     share = next((c for c in ctx.reading.categories if c.category == concept), None)
     if not ctx.reading.categories:
-        w.add(
-            w.t(
-                "This profile measures {resource}, so it has no breakdown by kind of GPU memory such as the "
-                "{label}; ask what uses the most {resource} instead.",
-                resource=w.resource,
-                label=label,
-            )
-        )
-        return None
+        return _category_by_self(w, concept, label)
     if share is None or share.self == 0:
         w.add(w.t("**Nothing in this profile is attributed to the {label}** ({zero}).", label=label, zero=w.v(0)))
     else:
@@ -63,6 +55,29 @@ def category(w: Writer, concept: str) -> str | None:
         w.add(*(f"- {w.name(s.name)}: {w.vp(s.self)}" for s in sites))
     w.add("", w.t("By category:"), "", *(f"- {w.t(lbl)}: {w.vp(v)}" for lbl, v in ctx.reading.breakdown[:6]))
     return sites[0].name if sites else None
+
+
+def _category_by_self(w: Writer, concept: str, label: str) -> str | None:
+    """A profile of time or counts: the category's frames and their self, which the memory attribution
+    does not give (GC, JIT, the kernel, the interpreter in a CPU profile)."""
+    ctx = w.ctx
+    value = ctx.reading.self_by_category.get(concept, 0)
+    w.add(
+        w.t(
+            "**Frames in the category {label} use {value} of the {resource} directly (self).**",
+            label=label,
+            value=w.vp(value),
+        )
+    )
+    cat = knowledge.categories().get(concept)
+    if cat is not None:
+        w.add("", w.text(w.t(cat.description)))
+    rows = [r for r in ctx.summary.top_self.rows if knowledge.classify(r.name) == concept][:5]
+    if rows:
+        w.add("", w.t("The biggest of them by self:"), "", *(f"- {w.name(r.name)}: {w.vp(r.self)}" for r in rows))
+    elif value == 0:
+        w.add("", w.t("No frame of this profile belongs to it."))
+    return rows[0].name if rows else None
 
 
 def knob(w: Writer, concept: str | None, fid: int | None) -> str | None:

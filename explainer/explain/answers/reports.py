@@ -122,7 +122,11 @@ def overview(w: Writer) -> str | None:
             )
         )
     _notes(w)
-    w.add("", w.t("Ask about any of these for details, e.g. *Show me the call chain to the biggest allocation.*"))
+    thing = w.t("allocation") if ctx.verb == "allocated" else w.t("consumer")
+    w.add(
+        "",
+        w.t("Ask about any of these for details, e.g. *Show me the call chain to the biggest {thing}.*", thing=thing),
+    )
     return top.name
 
 
