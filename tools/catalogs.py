@@ -72,6 +72,7 @@ def main() -> int:
                 catalog = read_po(f, locale=lang)
         else:
             catalog = Catalog(locale=lang, domain=DOMAIN, project="explainer")
+        pot.creation_date = catalog.creation_date  # unchanged messages give an unchanged file
         catalog.update(pot, no_fuzzy_matching=True)
         with po_path.open("wb") as f:
             write_po(f, catalog, sort_output=True, no_location=True, ignore_obsolete=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, whole
+from explainer.explain.answers import concepts, frames, reports, self_total, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
@@ -119,7 +119,7 @@ class OfflineExplainer:
             return frames.symbol(w, None, subject.name)
         concept = subject.name if subject is not None and subject.kind == "concept" else None
         if intent == "self_vs_total":
-            return whole.self_vs_total(w, fid)
+            return self_total.self_vs_total(w, fid)
         if intent == "knob":
             return concepts.knob(w, concept, fid)
         if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
