@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -65,6 +65,12 @@ class Verification:
     @classmethod
     def of(cls, v: LineVerifier) -> Verification:
         return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong, derived_claims=v.derivations)
+
+
+def _own(v: Verification) -> Verification:
+    """The offline explainer's numbers are the analyzer's values, written through its grounding: each one
+    that checks out is verified, whether or not the claim binder found its subject in the sentence."""
+    return v if v.wrong else replace(v, verified=v.verified + v.unbound, unbound=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +171,7 @@ class Conversation:
         body = verifier.feed(result.markdown) + verifier.finish()
         text = (f"> {notice}\n\n" if notice else "") + body
         self.last_answer = Answer(
-            text, "offline", Verification.of(verifier), notice, result.focus, model_error=model_error
+            text, "offline", _own(Verification.of(verifier)), notice, result.focus, model_error=model_error
         )
         yield text
 
