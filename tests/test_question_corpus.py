@@ -1,8 +1,9 @@
 """The question reader against corpora of questions written the way users type them.
 
-Three corpora, each written by someone who had not read the reader: ``questions.toml`` (437
-questions and turns) before the lexicon was tuned on it; ``questions_heldout.toml`` (246) and
-``questions_fresh.toml`` (202) later, each measured once unseen (78.9% and 89.1% right) before its
+Four corpora, each written by someone who had not read the reader: ``questions.toml`` (437
+questions and turns) before the lexicon was tuned on it; ``questions_heldout.toml`` (246),
+``questions_fresh.toml`` (202, chat style) and ``questions_fresh2.toml`` (164, the long formal
+prose of tickets) later, each measured once unseen (78.9%, 89.1% and 68.3% right) before its
 failures were looked at. Their floors only rise; a new unseen corpus is the honest measure.
 Each question carries its intent and subject; conversations are asked in order through a real :class:`Conversation`, so
 follow-ups ("who calls it?", "the second one") are read against the answers before them.
@@ -105,7 +106,10 @@ def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: J
     assert sum(dead_ends.values()) <= 2, dead_ends
 
 
-@pytest.mark.parametrize(("name", "floor"), [("questions_heldout.toml", 0.92), ("questions_fresh.toml", 0.97)])
+@pytest.mark.parametrize(
+    ("name", "floor"),
+    [("questions_heldout.toml", 0.94), ("questions_fresh.toml", 0.97), ("questions_fresh2.toml", 0.77)],
+)
 def test_later_corpora_do_not_regress(name: str, floor: float) -> None:
     right, total, _, wrong = _judge(name)
     assert right / total >= floor, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
@@ -118,7 +122,7 @@ def test_no_answer_is_only_the_help_text_when_the_question_mentions_what_the_pro
     resources = {"memory", "gpu", "cpu", "time", "samples", "allocation"}
     profiles = _profiles()
     dead_ends = []
-    for name in ("questions.toml", "questions_heldout.toml", "questions_fresh.toml"):
+    for name in ("questions.toml", "questions_heldout.toml", "questions_fresh.toml", "questions_fresh2.toml"):
         for q in tomllib.loads((CORPUS / name).read_text("utf-8"))["question"]:
             if q["intent"] == "unknown":
                 continue  # an off-topic question that names a GPU is still off-topic

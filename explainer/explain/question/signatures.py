@@ -69,7 +69,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("meaning", 2.6, _any("meaning", "whatis"), "label"),
     _s("meaning", 2.0, "meaning"),
     # numbers for one function or one category
-    _s("function", 4.4, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
+    _s("function", 3.3, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
     _s("function", 4.3, "self", "total", subject="frame"),
     _s("function", 3.2, "howmuch", subject="frame"),
     _s("function", 3.0, _any("use", "self", "total", "allocation"), subject="frame"),
@@ -95,7 +95,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("handoff", 3.7, "handoff"),
     _s("handoff", 2.9, "write", "overview"),
     # the product and the graph
-    _s("howto", 3.6, "graph", _any("howto", "how", "why")),
+    _s("howto", 3.9, "graph", _any("howto", "read_verb")),
+    _s("howto", 3.6, "graph", _any("how", "why")),
     _s("howto", 3.0, "graph", "meaning"),
     _s("howto", 2.9, "howto"),
     _s("help", 3.1, "help"),
