@@ -110,9 +110,8 @@ def overview(w: Writer) -> str | None:
                 total=w.vp(row.total),
             )
         )
-    if s.chain is not None:
-        steps = [st for st in s.chain.steps if not ctx.is_noise(st.name)]
-        path = " → ".join(w.name(st.name) for st in steps[-5:])
+    path = _chain_path(w, 5)
+    if path:
         w.add(w.t("- **How it is reached** (last steps of the heaviest chain, entry side first): {path}.", path=path))
     if s.orchestrators:
         w.add(
@@ -128,6 +127,15 @@ def overview(w: Writer) -> str | None:
         w.t("Ask about any of these for details, e.g. *Show me the call chain to the biggest {thing}.*", thing=thing),
     )
     return top.name
+
+
+def _chain_path(w: Writer, last: int) -> str:
+    """``a → b → c``: the last named steps of the heaviest chain, noise frames left out ("" without one)."""
+    chain = w.ctx.summary.chain
+    if chain is None:
+        return ""
+    steps = [st for st in chain.steps if not w.ctx.is_noise(st.name)]
+    return " → ".join(w.name(st.name) for st in steps[-last:])
 
 
 def _notes(w: Writer) -> None:
@@ -185,9 +193,8 @@ def handoff(w: Writer) -> str | None:
                 total=w.vp(row.total),
             ),
         )
-    if s.chain is not None:
-        steps = [st for st in s.chain.steps if not ctx.is_noise(st.name)]
-        path = " → ".join(w.name(st.name) for st in steps[-8:])
+    path = _chain_path(w, 8)
+    if path:
         w.add("", w.t("**Chain to the top consumer** (entry first): {path}", path=path))
     diff = ctx.diff
     if isinstance(diff, Diff):
