@@ -108,3 +108,13 @@ def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:
     for path in paths[1:]:
         builder.add(path, rng.randrange(1, 10**9))
     return builder.build()
+
+
+def stop(proc: subprocess.Popen[bytes], wait_s: float = 10.0) -> None:
+    """End a server a test started: terminate, wait, and kill it if it does not go."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

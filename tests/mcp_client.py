@@ -20,6 +20,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from conftest import stop
+
 
 @dataclass(frozen=True)
 class Call:
@@ -83,9 +85,4 @@ def http_server(command: list[str], port: int, log: Path) -> Iterator[str]:
                 time.sleep(0.2)
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)

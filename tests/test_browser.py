@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from conftest import stop
 from explainer import units
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.symbols import clean, decode
@@ -87,11 +88,7 @@ def serve(name: str, *script_args: str, options: tuple[str, ...] = ()) -> Iterat
                 time.sleep(0.3)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 

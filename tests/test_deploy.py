@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, use_packaged_streamlit_settings
+from conftest import REPO, stop, use_packaged_streamlit_settings
 from explainer.cli import app
 from explainer.cli.main import build_parser
 from explainer.explain.llm.settings import KEYS as MODEL_KEYS
@@ -133,8 +133,7 @@ def test_the_image_healthcheck_command_answers_a_running_app(tmp_path: Path) -> 
             assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "app.log").read_text()
             time.sleep(0.5)
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop(proc, 20)
         log.close()
     assert subprocess.run(check, capture_output=True, timeout=30).returncode != 0  # and fails once it is gone
 

@@ -26,7 +26,7 @@ import pytest
 from openai_server import OpenAIServer, Reply
 from pyroscope_server import PyroscopeServer
 
-from conftest import REPO
+from conftest import REPO, stop
 from explainer.cli.main import build_parser
 from mcp_client import free_port, session
 
@@ -161,8 +161,7 @@ def test_the_app_answers_its_health_check(installed: Installed, tmp_path: Path) 
     try:
         assert _health(f"http://127.0.0.1:{port}/_stcore/health", proc) == "ok", (tmp_path / "app.log").read_text()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop(proc, 20)
         log.close()
 
 

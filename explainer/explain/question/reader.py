@@ -71,7 +71,7 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     text = clean_question(question)
     lex = lexicon()
     explicit = subjects.explicit(text, names)
-    typed = words(_strip_symbols(text, keep_quoted=explicit is None))
+    typed = words(subjects.without_names(text, keep_quoted=explicit is None))
     tokens = lex.spelled(lex.strip_politeness(typed))
     found = lex.concepts(tokens)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
@@ -106,17 +106,6 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
         subject,
         frozenset(found),
         _top_n(tokens),
-    )
-
-
-def _strip_symbols(text: str, *, keep_quoted: bool) -> str:
-    """The question with written names blanked, so ``_allocate_kv_cache_tensors`` never reads as "kv cache".
-
-    Quoted text that named no subject stays: 'what does "self" mean' is about the word self.
-    """
-    out = subjects._QUOTED.sub(lambda m: " " + next(g for g in m.groups() if g) + " " if keep_quoted else " ", text)
-    return " ".join(
-        tok for tok in out.split() if not (subjects._SYMBOLIC.search(tok.strip("?.,!:;()")) and len(tok) > 3)
     )
 
 

@@ -131,6 +131,15 @@ def explicit(question: str, names: Names) -> Subject | None:
     return None
 
 
+def without_names(text: str, *, keep_quoted: bool) -> str:
+    """The question with written names blanked, so ``_allocate_kv_cache_tensors`` never reads as "kv cache".
+
+    Quoted text that named no subject stays: 'what does "self" mean' is about the word self.
+    """
+    out = _QUOTED.sub(lambda m: " " + next(g for g in m.groups() if g) + " " if keep_quoted else " ", text)
+    return " ".join(tok for tok in out.split() if not (_SYMBOLIC.search(tok.strip("?.,!:;()")) and len(tok) > 3))
+
+
 def _resolve_written(
     text: str, names: Names, how: str, *, missing_ok: bool = True, concept_ok: bool = True, strict: bool = False
 ) -> Subject | None:
