@@ -2,6 +2,6 @@
 
 import sys
 
-from explainer.cli.main import main
+from explainer.cli.main import run
 
-sys.exit(main())
+sys.exit(run())

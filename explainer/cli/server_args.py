@@ -16,24 +16,16 @@ from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
 from explainer.errors import QueryError
-from explainer.model import Profile
-from explainer.pyroscope.auth import ENV_URL, credentials_from, read_secret_file
-from explainer.pyroscope.query import (
-    DEFAULT_MAX_NODES,
-    DEFAULT_TIMEOUT,
-    Query,
-    TimeRange,
-    check_max_nodes,
-    parse_window,
-)
-from explainer.pyroscope.selector import build_selector
+from explainer.pyroscope.defaults import DEFAULT_MAX_NODES, DEFAULT_TIMEOUT, ENV_URL
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 from explainer.symbols import clean
 
-if TYPE_CHECKING:  # HTTP (requests, urllib3) is imported only when a server is queried
+if TYPE_CHECKING:  # the Pyroscope modules (HTTP among them) are imported only when a server is queried
     import requests
 
+    from explainer.model import Profile
     from explainer.pyroscope.client import PyroscopeClient
+    from explainer.pyroscope.query import TimeRange
     from explainer.pyroscope.transport import Event
 
 _FROM_ENV = "\0env"  # ``--server`` given without a value
@@ -167,6 +159,7 @@ def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:
 def client_from_args(
     args: argparse.Namespace, session: requests.Session, on_event: Event | None = None
 ) -> PyroscopeClient:
+    from explainer.pyroscope.auth import credentials_from, read_secret_file
     from explainer.pyroscope.client import PyroscopeClient
     from explainer.pyroscope.transport import TransportOptions
 
@@ -193,17 +186,23 @@ def client_from_args(
 
 
 def window_from_args(args: argparse.Namespace, now_ms: int | None = None) -> TimeRange:
+    from explainer.pyroscope.query import parse_window
+
     now = int(time.time() * 1000) if now_ms is None else now_ms
     return parse_window(args.start, args.end, now)
 
 
 def selector_from_args(args: argparse.Namespace) -> str:
+    from explainer.pyroscope.selector import build_selector
+
     return build_selector(args.selector, _labels(args))
 
 
 def load_from_server(args: argparse.Namespace) -> Profile:
     """The profile for ``--server``: resolve the type in the window, then one flame-graph query."""
     import requests
+
+    from explainer.pyroscope.query import Query, check_max_nodes
 
     window = window_from_args(args)
     selector = selector_from_args(args)

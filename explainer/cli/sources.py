@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from explainer.cli.server_args import add_server_arguments, load_from_server
 from explainer.errors import QueryError
 from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_path, read_stdin_bytes
@@ -42,8 +43,6 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source
         "--demo", action="store_true", help=f"use the bundled vLLM GPU-memory demo profile as {name.upper()}"
     )
     add_read_arguments(parser)
-    from explainer.cli.server_args import add_server_arguments  # here, not at the top: it imports the client
-
     add_server_arguments(parser)
 
 
@@ -62,10 +61,7 @@ def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
 
         return demo_profile()
     if getattr(args, "server", None):
-        from explainer.cli.server_args import load_from_server
-
-        server_profile: Profile = load_from_server(args)
-        return server_profile
+        return load_from_server(args)
     if not path:
         raise QueryError("give a profile file, --demo, or --server URL to query Pyroscope")
     if path == "-":

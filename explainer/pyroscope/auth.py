@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from explainer.errors import QueryError
+from explainer.pyroscope.defaults import ENV_URL as ENV_URL
 
-ENV_URL = "PYROSCOPE_URL"
 ENV_USER = "PYROSCOPE_USER"
 ENV_PASSWORD = "PYROSCOPE_PASSWORD"
 ENV_TOKEN = "PYROSCOPE_TOKEN"

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from explainer.errors import QueryError, UnknownProfileTypeError
+from explainer.pyroscope.defaults import DEFAULT_MAX_NODES as DEFAULT_MAX_NODES
+from explainer.pyroscope.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from explainer.symbols import clean
 
-DEFAULT_MAX_NODES = 8192  # Pyroscope's max_flamegraph_nodes_default
-DEFAULT_TIMEOUT = 30.0  # seconds for one query, discovery and retries included
 MAX_NODES_LIMIT = 1 << 20  # max_flamegraph_nodes_max: above it the server errors rather than caps
 MAX_RANGE_MS = 24 * 3600 * 1000  # max_query_length default: a longer window is an error
 MEANINGS: dict[str, tuple[str, str, str]] = {

@@ -17,11 +17,12 @@ from explainer.errors import DecodeError, ExplainerError, FormatError
 from explainer.model import Profile, Source
 from explainer.readers import limits
 from explainer.readers.files import read_file, read_stdin
-from explainer.readers.flamegraph import looks_like_flamegraph, read_flamegraph_object, read_flamegraph_pair
 from explainer.readers.folded import decode_text, looks_folded, read_folded
 from explainer.readers.jsonsafe import loads
 from explainer.readers.limits import Data
-from explainer.readers.pprof import read_pprof
+
+# The pprof reader (protobuf) and the flame-graph reader are imported by the branch that reads
+# their format: a command pays start-up only for the reader its input needs.
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,8 @@ def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str 
     fmt = sniff(raw)
     try:
         if fmt == "json":
+            from explainer.readers.flamegraph import looks_like_flamegraph, read_flamegraph_object
+
             obj = loads(raw, what="flame-graph JSON")
             if not looks_like_flamegraph(obj):
                 raise FormatError("JSON input is not a Pyroscope flame graph (no 'flamebearer' or 'flamegraph')")
@@ -68,6 +71,8 @@ def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str 
         elif fmt == "folded":
             profile = read_folded(raw, unit=options.unit or "count", location=location)
         else:
+            from explainer.readers.pprof import read_pprof
+
             profile = read_pprof(raw, sample_type=options.sample_type, location=location)
     except ExplainerError:
         raise
@@ -94,6 +99,8 @@ def read_path(path: str | Path, options: ReadOptions | None = None) -> Profile:
 
 def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "") -> tuple[Profile, Profile]:
     """Both sides of a diff flame graph (baseline, comparison)."""
+    from explainer.readers.flamegraph import read_flamegraph_pair
+
     options = options or ReadOptions()
     limits.check_input_size(data, options.input_limit)
     raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data

@@ -5,7 +5,6 @@ rejects) the mangled name is kept."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from functools import cache
 
 MAX_MANGLED = 4096  # demangling cost grows with the name; longer names are shown as they are
@@ -13,6 +12,8 @@ MAX_MANGLED = 4096  # demangling cost grows with the name; longer names are show
 
 @cache
 def _library() -> tuple[ctypes.CDLL, ctypes.CDLL] | None:
+    import ctypes.util  # here: it imports subprocess, tempfile and shutil, and most profiles have no mangled name
+
     try:
         found = ctypes.util.find_library("stdc++")
         cxx = ctypes.CDLL(found or "libstdc++.so.6")
