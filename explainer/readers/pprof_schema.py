@@ -1,15 +1,18 @@
 """Our own protobuf schema for pprof's ``profile.proto`` (field numbers are the format's facts).
 
-Built at import time with ``descriptor_pb2`` so no ``protoc`` step is needed. Strings are
-declared as ``bytes``: real profiles carry invalid UTF-8 and a ``string`` field would make the
-whole decode fail. Unknown fields (newer pprof additions) are ignored by the runtime.
+Built at import time, so no ``protoc`` step is needed: :data:`SCHEMA` is written out as a
+serialized ``FileDescriptorProto`` by a few lines of wire encoding and handed to a descriptor
+pool (``descriptor_pb2``, the descriptor messages themselves, costs more start-up than the
+whole pprof schema). Strings are declared as ``bytes``: real profiles carry invalid UTF-8 and a
+``string`` field would make the whole decode fail. Unknown fields (newer pprof additions) are
+ignored by the runtime.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pool, message_factory
 
 _PACKAGE = "explainer.pprof"
 
@@ -77,27 +80,46 @@ SCHEMA: dict[str, list[tuple[str, int, str, bool, str]]] = {
 # decoding 500k Sample messages into Python objects costs more than the whole analysis.
 SCHEMA["ProfileRawSamples"] = [("sample", 2, "b", True, "") if f[0] == "sample" else f for f in SCHEMA["Profile"]]
 
-_FDP = descriptor_pb2.FieldDescriptorProto
-_KINDS = {
-    "m": _FDP.TYPE_MESSAGE,
-    "b": _FDP.TYPE_BYTES,
-    "i": _FDP.TYPE_INT64,
-    "u": _FDP.TYPE_UINT64,
-    "t": _FDP.TYPE_BOOL,
-}
+# descriptor.proto's numbers (FieldDescriptorProto.Type and .Label), by our kind letters
+_TYPES = {"m": 11, "b": 12, "i": 3, "u": 4, "t": 8}
+_OPTIONAL, _REPEATED = 1, 3
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _tag(number: int, value: int | str | bytes) -> bytes:
+    """One field on the wire: a varint for an int, else length-delimited."""
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def _field(name: str, number: int, kind: str, repeated: bool, type_name: str) -> bytes:
+    # FieldDescriptorProto: name 1, number 3, label 4, type 5, type_name 6
+    out = _tag(1, name) + _tag(3, number) + _tag(4, _REPEATED if repeated else _OPTIONAL) + _tag(5, _TYPES[kind])
+    return out + (_tag(6, f".{_PACKAGE}.{type_name}") if type_name else b"")
+
+
+def file_descriptor() -> bytes:
+    """:data:`SCHEMA` as a serialized ``FileDescriptorProto`` (name 1, package 2, message_type 4,
+    syntax 12; each DescriptorProto: name 1, field 2)."""
+    out = _tag(1, "explainer_pprof.proto") + _tag(2, _PACKAGE)
+    for message, fields in SCHEMA.items():
+        out += _tag(4, _tag(1, message) + b"".join(_tag(2, _field(*f)) for f in fields))
+    return out + _tag(12, "proto3")
 
 
 def _build() -> dict[str, Any]:
-    file = descriptor_pb2.FileDescriptorProto(name="explainer_pprof.proto", package=_PACKAGE, syntax="proto3")
-    for message, fields in SCHEMA.items():
-        m = file.message_type.add(name=message)
-        for name, number, kind, repeated, type_name in fields:
-            f = m.field.add(name=name, number=number, type=_KINDS[kind])
-            f.label = _FDP.LABEL_REPEATED if repeated else _FDP.LABEL_OPTIONAL
-            if type_name:
-                f.type_name = f".{_PACKAGE}.{type_name}"
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
+    pool.AddSerializedFile(file_descriptor())
     return {m: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.{m}")) for m in SCHEMA}
 
 
