@@ -1,7 +1,8 @@
 """Frame name -> curated knowledge: category, explanation, the knobs that change it.
 
 The data lives in ``frames.toml`` and ``categories.toml`` inside the package, loaded once with
-:mod:`tomllib` through :mod:`importlib.resources` (so it works from a wheel or a zip) and
+:mod:`tomllib` through the package's loader (:func:`pkgutil.get_data`, so it works from a wheel
+or a zip; :mod:`importlib.resources` would add tempfile and zipfile to every ``analyze``) and
 compiled once. A name nobody curated falls back to what its *shape* says
 (:func:`explainer.symbols.decode`): raw addresses are unresolved native code, the trampoline
 and ``_Py*`` functions are the interpreter, anything else is application code. Nothing is
@@ -10,11 +11,11 @@ invented for unknown names: :func:`describe` then returns the symbol convention 
 
 from __future__ import annotations
 
+import pkgutil
 import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any
 
 from explainer.symbols import clean, decode, explain_symbol
@@ -89,8 +90,10 @@ class _Table:
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files("explainer.knowledge").joinpath(name).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    data = pkgutil.get_data("explainer.knowledge", name)
+    if data is None:  # a loader that cannot read package data: the install is broken
+        raise FileNotFoundError(f"explainer.knowledge: {name} is missing from the package")
+    return tomllib.loads(data.decode("utf-8"))
 
 
 @cache
