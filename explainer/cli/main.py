@@ -9,7 +9,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, TextIO, cast
+from typing import IO, Any, TextIO, cast
 
 from explainer import __version__
 from explainer.cli.terminal import TerminalText, terminal_safe
@@ -37,8 +37,35 @@ VERBS = {
 ALL = "*"
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` gives it ($COLUMNS, the terminal,
+    else 80), asked of :mod:`os`: argparse imports shutil only for this, and with it bz2 and lzma."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+        return 80
+
+
+class _Help(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+class _RawDescriptionHelp(_Help, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's own messages echo what was typed ("unrecognized arguments: ..."): cleaned too."""
+
+    def __init__(self, *, formatter_class: type[argparse.HelpFormatter] = _Help, **kwargs: Any) -> None:
+        super().__init__(formatter_class=formatter_class, **kwargs)
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:  # type: ignore[override]
         super()._print_message(terminal_safe(message) if message else message, file)
@@ -52,7 +79,7 @@ def build_parser(running: str = ALL) -> argparse.ArgumentParser:
         "Pyroscope, pprof files, flame-graph JSON or folded stacks.",
         epilog="Examples:\n  explainer analyze profile.pb.gz\n  explainer analyze --server http://localhost:4040 "
         '--profile-type gpu-memory --from now-1h\n  explainer ask profile.pb.gz "What uses the most GPU memory?"',
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawDescriptionHelp,
     )
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
