@@ -1,0 +1,129 @@
+"""Start-up stays light: a command imports what its own work needs, and nothing else.
+
+Issue 13 asks for `--help` and `analyze` on a small file under 0.12 s. The time is measured in
+`bench/run.py` (never here: a busy machine would make a timed test flaky); these tests pin the
+behaviour that keeps it there. Each probe runs the real program (`explainer.cli.main.run`, what
+the console script and `python -m explainer` call) in a fresh interpreter and reports which
+modules it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+
+# (module, why a file-reading command must not import it)
+NOT_FOR_A_FILE = (
+    ("requests", "HTTP is for servers only"),
+    ("urllib3", "HTTP is for servers only"),
+    ("httpx", "the model client's HTTP"),
+    ("explainer.pyroscope.query", "the Pyroscope modules are for --server only"),
+    ("explainer.pyroscope.auth", "the Pyroscope modules are for --server only"),
+    ("explainer.pyroscope.selector", "the Pyroscope modules are for --server only"),
+    ("explainer.pyroscope.client", "the Pyroscope modules are for --server only"),
+    ("explainer.readers.flamegraph", "the flame-graph JSON reader is for JSON input only"),
+    ("google.protobuf.descriptor_pb2", "the pprof schema is written as bytes, not built from descriptor messages"),
+    ("ctypes.util", "only demangling a C++ name needs it (and it pulls subprocess and tempfile)"),
+    ("importlib.resources", "package data is read with pkgutil.get_data (resources pulls tempfile, zipfile)"),
+    ("tempfile", "nothing is written"),
+    ("shutil", "argparse's formatter asks os for the width"),
+    ("streamlit", "the UI"),
+    ("openai", "the model path"),
+    ("tiktoken", "the model path"),
+    ("pandas", "the UI"),
+    ("explainer.explain", "questions are for ask and chat"),
+    ("explainer.ui", "the UI"),
+)
+NOT_FOR_A_FILE_PREFIXES = ("langchain", "mcp")
+
+
+def imported_by(argv: list[str]) -> tuple[int, str, set[str]]:
+    """Run the ``explainer ARGV`` program in a fresh interpreter: its exit code, its output and
+    the modules it had imported when it finished."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from explainer.cli.main import run\n"
+        f"sys.argv = ['explainer', *{argv!r}]\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try:\n"
+        "        code = run()\n"
+        "    except SystemExit as exc:  # --help\n"
+        "        code = exc.code\n"
+        "sys.stderr.write(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    return report["code"], report["out"], set(report["modules"])
+
+
+def test_analyze_on_a_file_imports_only_what_reading_a_file_needs() -> None:
+    code, out, modules = imported_by(["analyze", str(DEMO), "--format", "json"])
+    assert code == 0 and json.loads(out)["total"] == 74_700_000_000
+    assert {"numpy", "explainer.readers.pprof", "explainer.knowledge"} <= modules  # the probe sees imports
+    wrong = {name: why for name, why in NOT_FOR_A_FILE if name in modules}
+    wrong |= {m: "UI, model or assistant libraries" for m in modules if m.startswith(NOT_FOR_A_FILE_PREFIXES)}
+    assert wrong == {}
+
+
+def test_text_and_markdown_formats_stay_as_light() -> None:
+    for fmt in ("text", "markdown"):
+        code, out, modules = imported_by(["analyze", str(DEMO), "--format", fmt])
+        assert code == 0 and "GPUModelRunner._allocate_kv_cache_tensors" in out
+        assert [name for name, _ in NOT_FOR_A_FILE if name in modules] == []
+
+
+def test_help_imports_no_verb_no_numpy_and_no_protobuf() -> None:
+    code, out, modules = imported_by(["--help"])
+    assert code == 0 and "analyze" in out and "handoff" in out
+    heavy = {"numpy", "google.protobuf", "explainer.model", "explainer.cli.analyze", "explainer.cli.ask", "shutil"}
+    assert heavy & modules == set()
+
+
+def test_a_verbs_help_imports_that_verb_only() -> None:
+    code, out, modules = imported_by(["analyze", "--help"])
+    assert code == 0 and "--format" in out
+    assert "explainer.cli.analyze" in modules
+    assert {"explainer.cli.ask", "explainer.cli.handoff", "requests", "explainer.pyroscope.query"} & modules == set()
+
+
+def test_the_program_freezes_its_imports_and_in_process_callers_keep_their_collector() -> None:
+    probe = (
+        "import contextlib, gc, io, sys\n"
+        "from explainer.cli.main import main, run\n"
+        f"argv = ['analyze', {str(DEMO)!r}, '--format', 'json']\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(argv)\n"
+        "    print_after_main = (gc.isenabled(), gc.get_freeze_count())\n"
+        "    sys.argv = ['explainer', *argv]\n"
+        "    run()\n"
+        "print(*print_after_main, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    assert result.stdout.split() == ["True", "0", "True", "True"]
+
+
+def test_the_pprof_schema_bytes_are_what_descriptor_pb2_would_build() -> None:
+    from google.protobuf import descriptor_pb2
+
+    from explainer.readers import pprof_schema
+
+    field = descriptor_pb2.FieldDescriptorProto
+    kinds = {"m": field.TYPE_MESSAGE, "b": field.TYPE_BYTES, "i": field.TYPE_INT64, "u": field.TYPE_UINT64}
+    kinds["t"] = field.TYPE_BOOL
+    package = "explainer.pprof"
+    expected = descriptor_pb2.FileDescriptorProto(name="explainer_pprof.proto", package=package, syntax="proto3")
+    for message, fields in pprof_schema.SCHEMA.items():
+        m = expected.message_type.add(name=message)
+        for name, number, kind, repeated, type_name in fields:
+            f = m.field.add(name=name, number=number, type=kinds[kind])
+            f.label = field.LABEL_REPEATED if repeated else field.LABEL_OPTIONAL
+            if type_name:
+                f.type_name = f".{package}.{type_name}"
+    assert pprof_schema.file_descriptor() == expected.SerializeToString()
+    assert descriptor_pb2.FileDescriptorProto.FromString(pprof_schema.file_descriptor()) == expected
