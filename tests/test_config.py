@@ -154,8 +154,8 @@ def test_a_missing_config_file_named_on_the_command_line_is_an_error(xdg) -> Non
 
 
 def test_the_default_path_honours_xdg(tmp_path) -> None:
-    assert config.default_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "explainer" / "config.toml"
-    assert config.default_path({}) == Path.home() / ".config" / "explainer" / "config.toml"
+    assert Path(config.default_path({"XDG_CONFIG_HOME": str(tmp_path)})) == tmp_path / "explainer" / "config.toml"
+    assert Path(config.default_path({})) == Path.home() / ".config" / "explainer" / "config.toml"
 
 
 def test_profilecli_flags_and_variables(server, xdg, monkeypatch, capsys) -> None:

@@ -10,8 +10,10 @@ modules it imported.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import sysconfig
 
 from conftest import REPO
 
@@ -32,6 +34,7 @@ NOT_FOR_A_FILE = (
     ("importlib.resources", "package data is read with pkgutil.get_data (resources pulls tempfile, zipfile)"),
     ("tempfile", "nothing is written"),
     ("shutil", "argparse's formatter asks os for the width"),
+    ("pathlib", "paths are os.path strings (pathlib pulls urllib.parse and ipaddress)"),
     ("streamlit", "the UI"),
     ("openai", "the model path"),
     ("tiktoken", "the model path"),
@@ -40,6 +43,17 @@ NOT_FOR_A_FILE = (
     ("explainer.ui", "the UI"),
 )
 NOT_FOR_A_FILE_PREFIXES = ("langchain", "mcp")
+
+
+def fresh_interpreter(probe: str) -> subprocess.CompletedProcess[str]:
+    """``python -c PROBE`` without ``site`` (the editable install's finder imports pathlib and re
+    before explainer runs), with the repository and this environment's packages on the path: the
+    modules it ends with are the ones explainer imported, as in a regular install."""
+    paths = dict.fromkeys([str(REPO), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True, timeout=120, env=env
+    )
 
 
 def imported_by(argv: list[str]) -> tuple[int, str, set[str]]:
@@ -57,8 +71,7 @@ def imported_by(argv: list[str]) -> tuple[int, str, set[str]]:
         "        code = exc.code\n"
         "sys.stderr.write(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
-    report = json.loads(result.stderr.strip().splitlines()[-1])
+    report = json.loads(fresh_interpreter(probe).stderr.strip().splitlines()[-1])
     return report["code"], report["out"], set(report["modules"])
 
 
@@ -81,7 +94,15 @@ def test_text_and_markdown_formats_stay_as_light() -> None:
 def test_help_imports_no_verb_no_numpy_and_no_protobuf() -> None:
     code, out, modules = imported_by(["--help"])
     assert code == 0 and "analyze" in out and "handoff" in out
-    heavy = {"numpy", "google.protobuf", "explainer.model", "explainer.cli.analyze", "explainer.cli.ask", "shutil"}
+    heavy = {
+        "numpy",
+        "google.protobuf",
+        "explainer.model",
+        "explainer.cli.analyze",
+        "explainer.cli.ask",
+        "shutil",
+        "pathlib",
+    }
     assert heavy & modules == set()
 
 
@@ -104,8 +125,7 @@ def test_the_program_freezes_its_imports_and_in_process_callers_keep_their_colle
         "    run()\n"
         "print(*print_after_main, gc.isenabled(), gc.get_freeze_count() > 0)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
-    assert result.stdout.split() == ["True", "0", "True", "True"]
+    assert fresh_interpreter(probe).stdout.split() == ["True", "0", "True", "True"]
 
 
 def test_the_pprof_schema_bytes_are_what_descriptor_pb2_would_build() -> None:

@@ -26,7 +26,6 @@ import argparse
 import os
 import tomllib
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from explainer.errors import ConfigError
@@ -74,17 +73,18 @@ def _leaves(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser
                 yield from (_leaves(child) if subs else (child,))
 
 
-def default_path(environ: Mapping[str, str]) -> Path:
-    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "explainer" / "config.toml"
+def default_path(environ: Mapping[str, str]) -> str:
+    # os.path rather than pathlib: every command reads the config, and pathlib costs start-up
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "explainer", "config.toml")
 
 
 def load_context(config: str | None, context: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The chosen context's settings ({} without a file or a context)."""
     given = config or environ.get(ENV_CONFIG)
-    path = Path(given).expanduser() if given else default_path(environ)
+    path = os.path.expanduser(given) if given else default_path(environ)
     try:
-        with path.open("rb") as f:
+        with open(path, "rb") as f:
             data = tomllib.loads(f.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
     except FileNotFoundError:
         if given:
@@ -104,7 +104,7 @@ def load_context(config: str | None, context: str | None, environ: Mapping[str, 
     return _checked(name, contexts[name], path)
 
 
-def _checked(name: str, ctx: dict[str, Any], path: Path) -> dict[str, Any]:
+def _checked(name: str, ctx: dict[str, Any], path: str) -> dict[str, Any]:
     for key, value in ctx.items():
         if key in SECRETS:
             raise ConfigError(f"{path}: context {name!r} has a literal {key}; use {key}-file or {key}-env instead")
@@ -136,7 +136,7 @@ def apply(args: argparse.Namespace, environ: Mapping[str, str] | None = None) ->
         if value:
             setattr(args, f"{secret}_value", value)
         elif ctx.get(f"{secret}-file"):
-            setattr(args, f"{secret}_file", str(Path(ctx[f"{secret}-file"]).expanduser()))
+            setattr(args, f"{secret}_file", os.path.expanduser(ctx[f"{secret}-file"]))
 
 
 def _from_env_reference(ctx: dict[str, Any], secret: str, env: Mapping[str, str]) -> str | None:

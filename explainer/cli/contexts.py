@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     given = getattr(args, "config", None) or os.environ.get(config.ENV_CONFIG)
-    path = os.path.expanduser(given) if given else str(config.default_path(os.environ))
+    path = os.path.expanduser(given) if given else config.default_path(os.environ)
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)

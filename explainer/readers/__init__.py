@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explainer.errors import DecodeError, ExplainerError, FormatError
 from explainer.model import Profile, Source
@@ -20,6 +20,9 @@ from explainer.readers.files import read_file, read_stdin
 from explainer.readers.folded import decode_text, looks_folded, read_folded
 from explainer.readers.jsonsafe import loads
 from explainer.readers.limits import Data
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # The pprof reader (protobuf) and the flame-graph reader are imported by the branch that reads
 # their format: a command pays start-up only for the reader its input needs.

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explainer.errors import SourceNotFoundError
 from explainer.readers.limits import read_capped
+
+if TYPE_CHECKING:  # paths are handled with os.path: pathlib (and urllib.parse under it) is not imported to read a file
+    from pathlib import Path
 
 _KINDS = {
     stat.S_IFCHR: "a character device",
@@ -26,7 +29,7 @@ _KINDS = {
 
 def read_file(path: str | Path, limit: int) -> bytearray:
     """The bytes of the regular file ``path``; more than ``limit`` bytes is a ``SizeLimitError``."""
-    p = Path(path)
+    p = os.fspath(path)
     try:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError as exc:
@@ -46,12 +49,12 @@ def read_file(path: str | Path, limit: int) -> bytearray:
         raise
     with open(fd, "rb", buffering=0) as f:
         try:
-            return read_capped(f, limit, p.name, size_hint=size)
+            return read_capped(f, limit, os.path.basename(p), size_hint=size)
         except OSError as exc:
             raise SourceNotFoundError(f"cannot read {p}: {exc.strerror or exc}") from exc
 
 
-def _check_regular(path: Path, mode: int) -> None:
+def _check_regular(path: str, mode: int) -> None:
     if not stat.S_ISREG(mode):
         kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
         raise SourceNotFoundError(f"{path} is {kind}, not a profile file", hint="give a regular file, or - for stdin")
