@@ -29,6 +29,7 @@ NOT_FOR_A_FILE = (
     ("explainer.pyroscope.selector", "the Pyroscope modules are for --server only"),
     ("explainer.pyroscope.client", "the Pyroscope modules are for --server only"),
     ("explainer.readers.flamegraph", "the flame-graph JSON reader is for JSON input only"),
+    ("explainer.analysis.tree", "the call tree is the flame graph's (explainer.analysis is a lazy face)"),
     ("google.protobuf.descriptor_pb2", "the pprof schema is written as bytes, not built from descriptor messages"),
     ("ctypes.util", "only demangling a C++ name needs it (and it pulls subprocess and tempfile)"),
     ("importlib.resources", "package data is read with pkgutil.get_data (resources pulls tempfile, zipfile)"),
@@ -147,3 +148,14 @@ def test_the_pprof_schema_bytes_are_what_descriptor_pb2_would_build() -> None:
                 f.type_name = f".{package}.{type_name}"
     assert pprof_schema.file_descriptor() == expected.SerializeToString()
     assert descriptor_pb2.FileDescriptorProto.FromString(pprof_schema.file_descriptor()) == expected
+
+
+def test_the_lazy_analysis_face_exports_every_name_it_lists() -> None:
+    import importlib
+
+    import explainer.analysis as face
+
+    assert sorted(face.__all__) == sorted(face._WHERE)
+    for name in face.__all__:
+        module = importlib.import_module(f"explainer.analysis.{face._WHERE[name]}")
+        assert getattr(face, name) is getattr(module, name)

@@ -1,6 +1,30 @@
-"""Pure functions over :class:`~explainer.model.Profile`; every number a user sees comes from here."""
+"""Pure functions over :class:`~explainer.model.Profile`; every number a user sees comes from here.
 
-from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, top
-from explainer.analysis.tree import CallTree, build_tree
+The face is lazy: ``explainer analyze`` needs the functions and the chain, not the call tree
+(the flame graph's), and importing a module costs start-up. Name -> submodule.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, top
+    from explainer.analysis.tree import CallTree, build_tree
+
+_WHERE = {
+    **dict.fromkeys(("FunctionStats", "TopList", "TopRow", "function_stats", "top"), "functions"),
+    **dict.fromkeys(("CallTree", "build_tree"), "tree"),
+}
 
 __all__ = ["CallTree", "FunctionStats", "TopList", "TopRow", "build_tree", "function_stats", "top"]
+
+
+if not TYPE_CHECKING:  # for mypy the names are the imports above
+
+    def __getattr__(name: str) -> Any:
+        module = _WHERE.get(name)
+        if module is None:
+            raise AttributeError(f"module 'explainer.analysis' has no attribute {name!r}")
+        return getattr(importlib.import_module(f"explainer.analysis.{module}"), name)
