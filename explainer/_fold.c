@@ -288,8 +288,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
         if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
         slot[targets[t]] = (int8_t)t;
     }
-    int bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, stack, reach, alive)
-                         : find_targets_i32(off.buf, n, fr.buf, n_names, slot, stack, reach, alive);
+    int bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
+                         : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
     if (bad || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2
