@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,8 +54,19 @@ def apply_options(profile: Profile, options: Options) -> Profile:
     return profile
 
 
+_UNRESOLVED: weakref.WeakKeyDictionary[Profile, float] = weakref.WeakKeyDictionary()
+
+
 def unresolved_share(profile: Profile) -> float:
-    """Share of the total whose leaf frame is a raw address or an unknown frame."""
+    """Share of the total whose leaf frame is a raw address or an unknown frame (once per profile:
+    the summary and the profile's semantics both ask, and each leaf name costs a decode)."""
+    known = _UNRESOLVED.get(profile)
+    if known is None:
+        known = _UNRESOLVED[profile] = _unresolved_share(profile)
+    return known
+
+
+def _unresolved_share(profile: Profile) -> float:
     if not profile.total:
         return 0.0
     leaves = leaf_ids(profile)
