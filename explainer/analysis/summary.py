@@ -12,7 +12,7 @@ from explainer.analysis.filters import focus, hide_trampolines, ignore
 from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, leaf_ids, ranked, top
 from explainer.errors import AnalysisError
 from explainer.model import Profile
-from explainer.symbols import decode
+from explainer.symbols.decode import unresolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +73,10 @@ def _unresolved_share(profile: Profile) -> float:
     # decode only the names that are some stack's leaf: a few hundred of thousands of names
     is_leaf = np.zeros(len(profile.names), dtype=bool)
     is_leaf[leaves] = True
-    unresolved = np.zeros(len(profile.names), dtype=bool)
+    is_unresolved = np.zeros(len(profile.names), dtype=bool)
     for i in np.flatnonzero(is_leaf).tolist():
-        unresolved[i] = decode(profile.names[i]).kind in ("address", "unknown")
-    return float(profile.values[unresolved[leaves]].sum()) / profile.total
+        is_unresolved[i] = unresolved(profile.names[i])
+    return float(profile.values[is_unresolved[leaves]].sum()) / profile.total
 
 
 def summarize(profile: Profile, options: Options | None = None) -> Summary:
