@@ -25,7 +25,16 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
     int64_t v = (int64_t)vals->data[t->k];
     if (v < 0) { *error = err("negative", i, "negative value"); return -1; }
     *value = v;
-    Py_ssize_t need = *n_frames + locs->len * t->max_lines;
+    Py_ssize_t need = *n_frames + locs->len * t->max_lines;  /* room for the worst case */
+    if (need > t->max_frames) {  /* perhaps an expansion bomb (locations of many inlined lines): count */
+        need = *n_frames;
+        for (Py_ssize_t j = 0; j < locs->len; j++) {
+            uint64_t id = locs->data[j];
+            int32_t li = id < (uint64_t)t->n_lookup ? t->lookup[id] : -1;
+            need += li < 0 ? 1 : t->loc_start[li + 1] - t->loc_start[li];
+        }
+        if (need > t->max_frames) { *error = err("frames", i, "too many frames"); return -1; }
+    }
     if (need > *cap) {
         while (need > *cap) *cap *= 2;
         if (_PyBytes_Resize(frames_obj, *cap * (Py_ssize_t)sizeof(FT))) return -1;
