@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 
 def leaf_ids(profile: Profile) -> np.ndarray:
-    return profile.frames[profile.offsets[1:] - 1] if profile.stack_count else np.zeros(0, dtype=np.int32)
+    return profile.frames[profile.offsets[1:] - 1] if profile.stack_count else np.zeros(0, dtype=profile.frames.dtype)
 
 
 def stack_index(profile: Profile) -> IntArray:
@@ -51,7 +51,7 @@ def stacks_with(profile: Profile, function_ids: list[int]) -> np.ndarray:
     wanted = np.zeros(len(profile.names), dtype=bool)
     wanted[function_ids] = True
     if _fold is not None:  # stops at the first wanted frame of each stack
-        raw = _fold.stacks_with(np.ascontiguousarray(profile.offsets), np.ascontiguousarray(profile.frames), wanted)
+        raw = _fold.stacks_with(profile.offsets, profile.frames, wanted, profile.frames.itemsize)
         return np.frombuffer(raw, dtype=bool)
     hit = wanted[profile.frames]
     return np.logical_or.reduceat(hit, profile.offsets[:-1])
@@ -88,6 +88,14 @@ class FunctionStats:
         """Ids of functions that carry any value (appear in at least one stack)."""
         return np.flatnonzero(self.total_values > 0)
 
+    @cached_property
+    def name_rank(self) -> IntArray:
+        """Each function id's place in name order: ties in value are ordered by name, as pprof does."""
+        names = self.profile.names
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names), dtype=np.int64)
+        return rank
+
     @property
     def function_count(self) -> int:
         return len(self.present)
@@ -99,10 +107,7 @@ class FunctionStats:
 def function_stats(profile: Profile) -> FunctionStats:
     if _fold is not None:
         raw_self, raw_total = _fold.self_and_total(
-            np.ascontiguousarray(profile.offsets),
-            np.ascontiguousarray(profile.frames),
-            np.ascontiguousarray(profile.values),
-            len(profile.names),
+            profile.offsets, profile.frames, profile.values, len(profile.names), profile.frames.itemsize
         )
         self_, total = np.frombuffer(raw_self, dtype=np.int64), np.frombuffer(raw_total, dtype=np.int64)
     else:
@@ -141,11 +146,11 @@ class TopList:
 def ranked(stats: FunctionStats, order: Order) -> np.ndarray:
     """Function ids in pprof's order: value descending, then name, then the other value."""
     ids = stats.present
-    names = stats.profile.names
     primary = stats.self_values if order == "self" else stats.total_values
     secondary = stats.total_values if order == "self" else stats.self_values
-    keyed = sorted(ids.tolist(), key=lambda i: (-int(primary[i]), names[i], -int(secondary[i])))
-    return np.asarray(keyed, dtype=np.int64)
+    # lexsort sorts by its last key first; negated values sort descending (values are >= 0)
+    keys = (-secondary[ids], stats.name_rank[ids], -primary[ids])
+    return ids[np.lexsort(keys)].astype(np.int64, copy=False)
 
 
 def top(stats: FunctionStats, order: Order = "self", n: int = 10) -> TopList:

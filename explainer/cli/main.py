@@ -112,7 +112,14 @@ def verb_in(argv: Sequence[str]) -> str:
     return ""
 
 
+def _one_blas_thread() -> None:
+    # explainer does no linear algebra; OpenBLAS would start a thread per core when numpy loads
+    # (~18 ms of every command) and spin them on a busy machine. Set before any verb imports numpy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    _one_blas_thread()
     out = cast(TextIO, TerminalText(out or sys.stdout))  # nothing a verb prints can drive the terminal
     err = cast(TextIO, TerminalText(err or sys.stderr))
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -161,6 +168,7 @@ def run() -> int:
     on for the work itself. In-process callers (tests, the app) use :func:`main` and keep their
     collector as it is.
     """
+    _one_blas_thread()  # before the verb's modules import numpy
     argv = sys.argv[1:]
     verb = verb_in(argv)
     if verb and "_ARGCOMPLETE" not in os.environ:
