@@ -15,6 +15,8 @@ import subprocess
 import sys
 import sysconfig
 
+import pytest
+
 from conftest import REPO
 
 DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
@@ -127,6 +129,22 @@ def test_the_program_freezes_its_imports_and_in_process_callers_keep_their_colle
         "print(*print_after_main, gc.isenabled(), gc.get_freeze_count() > 0)\n"
     )
     assert fresh_interpreter(probe).stdout.split() == ["True", "0", "True", "True"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2, reason="Linux, 2+ cores")
+def test_the_program_starts_no_blas_threads_for_a_file() -> None:
+    # OpenBLAS starts a thread per core when numpy loads unless told otherwise before that
+    probe = (
+        "import contextlib, io, os, sys\n"
+        "from explainer.cli.main import run\n"
+        f"sys.argv = ['explainer', 'analyze', {str(DEMO)!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = run()\n"
+        "print(code, len(os.listdir('/proc/self/task')), 'numpy' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert result.stdout.split() == ["0", "1", "True"]
 
 
 def test_the_pprof_schema_bytes_are_what_descriptor_pb2_would_build() -> None:
