@@ -286,7 +286,7 @@ def measure_startup(explainer: list[str]) -> dict[str, Measurement]:
         for tool, cmd in commands.items():
             found[tool].runs.append(run_once(cmd))
     for m in found.values():
-        print(f"  {m.tool:<24} median {m.wall_s:.3f} s", flush=True)
+        print(f"  {m.tool:<38} median {m.wall_s:.3f} s", flush=True)
     return found
 
 
