@@ -76,7 +76,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(running: str = ALL) -> argparse.ArgumentParser:
-    """The parser with every verb's full options, or with only ``running``'s (the rest as help lines)."""
+    """The parser with every verb's full options (``ALL``), only ``running``'s (the verb in argv), or
+    with none (``""``: the verbs as help lines for ``explainer --help``)."""
     parser = _Parser(
         prog="explainer",
         description="Explain flame graphs in plain language: GPU-memory and CPU profiles from "
@@ -90,8 +91,8 @@ def build_parser(running: str = ALL) -> argparse.ArgumentParser:
     for verb, (module, summary) in VERBS.items():
         if running in (ALL, verb):
             importlib.import_module(f"explainer.cli.{module}").register(sub)
-        else:
-            sub.add_parser(verb, help=summary)  # never run: parse_args picks the verb in argv
+        elif running == "":  # `explainer` alone or --help: every verb as its help line, never run
+            sub.add_parser(verb, help=summary)
     from explainer.cli import config
 
     config.add_arguments(parser)
