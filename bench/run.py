@@ -261,6 +261,7 @@ def commands_for(stacks: int, profile: Path, explainer: list[str], pprof: list[s
         "floor": [sys.executable, str(FLOOR), file],
     }
     if stacks == 500_000:  # the one-shot verbs against analyze, on the profile the targets name
+        commands["floor-isal"] = [sys.executable, str(FLOOR), file, "--isal"]  # explainer's own inflater
         commands["ask"] = [*explainer, "ask", file, QUESTION, "--llm", "offline"]
         commands["handoff"] = [*explainer, "handoff", file, "--llm", "offline"]
     if pprof:
