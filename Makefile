@@ -8,7 +8,7 @@ PORT   ?= 8501
 .PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures catalogs
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
-$(STAMP): pyproject.toml setup.py explainer/_fold.c
+$(STAMP): pyproject.toml setup.py explainer/_fold.c explainer/_fold_kernels.h
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

@@ -6,4 +6,14 @@ numpy path (same results, tested equal, slower on very large profiles).
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("explainer._fold", ["explainer/_fold.c"], optional=True, extra_compile_args=["-O2"])])
+setup(
+    ext_modules=[
+        Extension(
+            "explainer._fold",
+            ["explainer/_fold.c"],
+            depends=["explainer/_fold_kernels.h"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        )
+    ]
+)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
-FrameArray = npt.NDArray[np.int32]
+FrameArray = npt.NDArray[np.integer[Any]]  # uint16 or int32: see frame_dtype
 
 OTHER = "other"
 """The name Pyroscope gives to merged small subtrees when a query hits ``maxNodes``."""
@@ -29,6 +30,16 @@ ELIDED_PREFIX = "[elided "
 """Stacks deeper than the cap keep both ends and show the middle as one visible frame."""
 
 DEFAULT_MAX_DEPTH = 4096
+
+NARROW_NAMES = 65_535
+"""Up to this many names, frames are uint16: half the memory of int32, and half the memory
+traffic of every pass over a large profile (a 500k-stack GPU profile has 40M frames and 4k names)."""
+
+
+def frame_dtype(n_names: int) -> np.dtype[np.uint16] | np.dtype[np.int32]:
+    """The narrowest frame type that holds every id below ``n_names`` (and ``n_names`` itself, a
+    sentinel some analyses use)."""
+    return np.dtype(np.uint16) if n_names <= NARROW_NAMES else np.dtype(np.int32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +89,7 @@ class Profile:
 
     names: tuple[str, ...]
     offsets: IntArray  # len = stacks + 1; stack i is frames[offsets[i]:offsets[i+1]]
-    frames: FrameArray  # root first, indexes into names
+    frames: FrameArray  # root first, indexes into names (uint16 up to NARROW_NAMES names, else int32)
     values: IntArray  # one per stack, >= 0, in ``sample_type.unit``
     sample_type: SampleType
     sample_types: tuple[SampleType, ...] = ()
@@ -127,9 +138,9 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 def from_arrays(
     names: Sequence[str],
-    offsets: IntArray,
-    frames: FrameArray,
-    values: IntArray,
+    offsets: npt.ArrayLike,
+    frames: npt.ArrayLike,
+    values: npt.ArrayLike,
     sample_type: SampleType,
     **meta: object,
 ) -> Profile:
@@ -139,9 +150,10 @@ def from_arrays(
     every analysis sums them, so they are kept as they are: merging would cost a pass over
     every frame of a large profile for no change in any number.
     """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    frames = np.asarray(frames, dtype=np.int32)
-    values = np.asarray(values, dtype=np.int64)
+    # contiguous: the compiled passes read them as flat buffers
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    frames = np.ascontiguousarray(frames, dtype=frame_dtype(len(names)))
+    values = np.ascontiguousarray(values, dtype=np.int64)
     lengths = np.diff(offsets)
     keep = (values > 0) & (lengths > 0)
     dropped = int(np.count_nonzero(~keep))
@@ -176,7 +188,7 @@ def _select(
     new_offsets = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
     np.cumsum(lengths[keep], out=new_offsets[1:])
     new_frames = frames[np.repeat(keep, lengths)] if len(frames) else frames
-    return new_offsets, new_frames.astype(np.int32, copy=False), values[keep]
+    return new_offsets, new_frames, values[keep]
 
 
 class ProfileBuilder:
@@ -230,7 +242,7 @@ class ProfileBuilder:
         return from_arrays(
             self._names,
             np.asarray(self._offsets, dtype=np.int64),
-            np.asarray(self._frames, dtype=np.int32),
+            np.asarray(self._frames, dtype=frame_dtype(len(self._names))),
             np.asarray(self._values, dtype=np.int64),
             self.sample_type,
             truncation=truncation,

@@ -1,9 +1,11 @@
 """The compiled passes (explainer._fold) give exactly what their numpy twins give.
 
 Each pass the analyzer runs over every frame has a C version and a numpy twin that is used when
-the C module is not built: the per-stack attribution, the heaviest-chain walk and "stacks with any
-of these functions". GIVEN random profiles over names that hit every rule of each pass (and the
-real corpus), WHEN both run, THEN the arrays are equal; broken tables fail with a ValueError.
+the C module is not built: self and total, the per-stack attribution, the heaviest-chain walk and
+"stacks with any of these functions". Frames are uint16 up to 65,535 names and int32 above; the C
+passes are compiled once per width. GIVEN random profiles over names that hit every rule of each
+pass (and the real corpus), WHEN both run, at both widths, THEN the arrays are equal; broken tables
+fail with a ValueError.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 from explainer.analysis import chain, functions
 from explainer.errors import ExplainerError
 from explainer.knowledge import attribution
-from explainer.model import Profile, ProfileBuilder, SampleType
+from explainer.model import NARROW_NAMES, Profile, ProfileBuilder, SampleType
 from explainer.readers import read_path
 
 if functions._fold is None:  # pragma: no cover - depends on the build
@@ -55,15 +57,34 @@ def build(stacks: list[tuple[list[str], int]]) -> Profile:
     return builder.build()
 
 
+def widened(profile: Profile) -> Profile:
+    """The same profile with int32 frames, as a profile of more than 65,535 names has."""
+    from dataclasses import replace
+
+    frames = profile.frames.astype(np.int32)
+    frames.flags.writeable = False
+    return replace(profile, frames=frames)
+
+
 def assert_twins_agree(profile: Profile) -> None:
+    assert profile.frames.dtype == (np.uint16 if len(profile.names) <= NARROW_NAMES else np.int32)
+    for each in (profile, widened(profile)):
+        assert_twins_agree_at_width(each)
+
+
+def assert_twins_agree_at_width(profile: Profile) -> None:
     cat, code = attribution._name_tables(profile.names)
     fast, slow = attribution._attribute(profile), attribution._attribute_numpy(profile, cat, code)
     assert np.array_equal(fast.stack_category, slow.stack_category)
     assert np.array_equal(fast.site_frame, slow.site_frame)
     stats = functions.function_stats(profile)
+    numpy_self, numpy_total = functions._self_and_total(profile)
+    assert np.array_equal(stats.self_values, numpy_self) and np.array_equal(stats.total_values, numpy_total)
     offsets, frames, values = profile.offsets, profile.frames, profile.values
     targets = stats.present.tolist()[:16]
-    fast_paths = FOLD.heaviest_paths(offsets, frames, values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    fast_paths = FOLD.heaviest_paths(
+        offsets, frames, values, np.asarray(targets, dtype=np.int32), len(profile.names), frames.itemsize
+    )
     assert fast_paths == [chain._widest_path(profile, t) for t in targets]
     for wanted_ids in (stats.present[:1].tolist(), stats.present[::3].tolist()):
         wanted = np.zeros(len(profile.names), dtype=bool)
@@ -110,9 +131,23 @@ def assert_twins_agree_big(profile: Profile) -> None:
     assert np.array_equal(fast.stack_category, slow.stack_category)
     assert np.array_equal(fast.site_frame, slow.site_frame)
     stats = functions.function_stats(profile)
+    numpy_self, numpy_total = functions._self_and_total(profile)
+    assert np.array_equal(stats.self_values, numpy_self) and np.array_equal(stats.total_values, numpy_total)
     targets = [row.id for row in functions.top(stats, "self", 5).rows]
-    args = (profile.offsets, profile.frames, profile.values, np.asarray(targets, dtype=np.int32), len(profile.names))
+    ids = np.asarray(targets, dtype=np.int32)
+    args = (profile.offsets, profile.frames, profile.values, ids, len(profile.names), profile.frames.itemsize)
     assert FOLD.heaviest_paths(*args) == [chain._widest_path(profile, t) for t in targets]
+
+
+def test_more_names_than_uint16_holds_gives_int32_frames_and_the_same_numbers() -> None:
+    """70,000 distinct leaves: ids past 65,535 must not wrap (they would alias other functions)."""
+    stacks = [(["main", f"leaf_{i}"], i + 1) for i in range(70_000)]
+    profile = build(stacks)
+    assert profile.frames.dtype == np.int32 and len(profile.names) == 70_001
+    assert_twins_agree_at_width(profile)
+    stats = functions.function_stats(profile)
+    last = profile.function_id("leaf_69999")
+    assert last is not None and stats.of(last) == (70_000, 70_000)
 
 
 BAD_OFFSETS = [np.array([0, 2, 1, 3]), np.array([1, 3]), np.array([0, 2]), np.array([], dtype=np.int64)]
@@ -124,27 +159,41 @@ def test_bad_offsets_are_a_value_error(offsets: np.ndarray) -> None:
     offsets = offsets.astype(np.int64)
     code, cat = np.zeros(names, dtype=np.uint8), np.zeros(names, dtype=np.int64)
     with pytest.raises(ValueError, match="offsets"):
-        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0)
+        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0, 4)
     with pytest.raises(ValueError, match="offsets"):
-        FOLD.stacks_with(offsets, frames, np.zeros(names, dtype=bool))
+        FOLD.stacks_with(offsets, frames, np.zeros(names, dtype=bool), 4)
+    with pytest.raises(ValueError, match="offsets"):
+        FOLD.self_and_total(offsets, frames, np.ones(max(len(offsets) - 1, 0), dtype=np.int64), names, 4)
 
 
-@pytest.mark.parametrize("bad_id", [-1, 2, 1 << 30])
-def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int) -> None:
-    offsets, frames = np.array([0, 1, 3], dtype=np.int64), np.array([0, 1, bad_id], dtype=np.int32)
+@pytest.mark.parametrize(
+    ("bad_id", "dtype"), [(-1, np.int32), (2, np.int32), (1 << 30, np.int32), (2, np.uint16), (65_535, np.uint16)]
+)
+def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int, dtype: type) -> None:
+    offsets, frames = np.array([0, 1, 3], dtype=np.int64), np.array([0, 1, bad_id], dtype=np.int32).astype(dtype)
+    width = frames.itemsize
     code, cat = np.zeros(2, dtype=np.uint8), np.zeros(2, dtype=np.int64)
-    with pytest.raises(ValueError, match="frame id"):
-        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0)
-    with pytest.raises(ValueError, match="frame id"):
-        FOLD.stacks_with(offsets, frames, np.zeros(2, dtype=bool))
     values = np.array([1, 1], dtype=np.int64)
     with pytest.raises(ValueError, match="frame id"):
-        FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2)
+        FOLD.attribute(offsets, frames, code, cat, 0, 0, 0, width)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.stacks_with(offsets, frames, np.zeros(2, dtype=bool), width)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.self_and_total(offsets, frames, values, 2, width)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2, width)
     for targets, message in (([25], "bad target"), ([0, 0], "repeat"), ([], "targets"), (list(range(17)), "targets")):
         with pytest.raises(ValueError, match=message):
             FOLD.heaviest_paths(
-                np.array([0, 1, 2], dtype=np.int64), frames[:2] * 0, values, np.array(targets, dtype=np.int32), 20
+                np.array([0, 1, 2], dtype=np.int64),
+                frames[:2] * 0,
+                values,
+                np.array(targets, dtype=np.int32),
+                20,
+                width,
             )
+    with pytest.raises(ValueError, match="2 or 4"):
+        FOLD.stacks_with(offsets, frames, np.zeros(2, dtype=bool), 3)
 
 
 @settings(max_examples=200, deadline=None)

@@ -73,9 +73,13 @@ def heaviest_chains(profile: Profile, stats: FunctionStats, targets: Sequence[in
 def _paths(profile: Profile, targets: list[int]) -> list[list[tuple[int, int]]]:
     if _fold is None:
         return [_widest_path(profile, t) for t in targets]
-    arrays = (np.ascontiguousarray(a) for a in (profile.offsets, profile.frames, profile.values))
     paths: list[list[tuple[int, int]]] = _fold.heaviest_paths(
-        *arrays, np.asarray(targets, dtype=np.int32), len(profile.names)
+        profile.offsets,
+        profile.frames,
+        profile.values,
+        np.asarray(targets, dtype=np.int32),
+        len(profile.names),
+        profile.frames.itemsize,
     )
     return paths
 

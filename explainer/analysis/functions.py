@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 
 def leaf_ids(profile: Profile) -> np.ndarray:
-    return profile.frames[profile.offsets[1:] - 1] if profile.stack_count else np.zeros(0, dtype=np.int32)
+    return profile.frames[profile.offsets[1:] - 1] if profile.stack_count else np.zeros(0, dtype=profile.frames.dtype)
 
 
 def stack_index(profile: Profile) -> IntArray:
@@ -51,7 +51,7 @@ def stacks_with(profile: Profile, function_ids: list[int]) -> np.ndarray:
     wanted = np.zeros(len(profile.names), dtype=bool)
     wanted[function_ids] = True
     if _fold is not None:  # stops at the first wanted frame of each stack
-        raw = _fold.stacks_with(np.ascontiguousarray(profile.offsets), np.ascontiguousarray(profile.frames), wanted)
+        raw = _fold.stacks_with(profile.offsets, profile.frames, wanted, profile.frames.itemsize)
         return np.frombuffer(raw, dtype=bool)
     hit = wanted[profile.frames]
     return np.logical_or.reduceat(hit, profile.offsets[:-1])
@@ -99,10 +99,7 @@ class FunctionStats:
 def function_stats(profile: Profile) -> FunctionStats:
     if _fold is not None:
         raw_self, raw_total = _fold.self_and_total(
-            np.ascontiguousarray(profile.offsets),
-            np.ascontiguousarray(profile.frames),
-            np.ascontiguousarray(profile.values),
-            len(profile.names),
+            profile.offsets, profile.frames, profile.values, len(profile.names), profile.frames.itemsize
         )
         self_, total = np.frombuffer(raw_self, dtype=np.int64), np.frombuffer(raw_total, dtype=np.int64)
     else:

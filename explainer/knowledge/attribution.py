@@ -163,13 +163,14 @@ def _attribute(profile: Profile) -> Attribution:
         return _attribute_numpy(profile, cat, code)
     ids = {c: i for i, c in enumerate(category_ids())}
     raw_cat, raw_site = _fold.attribute(
-        np.ascontiguousarray(profile.offsets),
-        np.ascontiguousarray(profile.frames),
+        profile.offsets,
+        profile.frames,
         code,
         cat,
         ids[OTHER],
         ids[INTERPRETER],
         ids[UNRESOLVED],
+        profile.frames.itemsize,
     )
     return Attribution(np.frombuffer(raw_cat, dtype=np.int64), np.frombuffer(raw_site, dtype=np.int64))
 

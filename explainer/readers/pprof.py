@@ -2,22 +2,36 @@
 
 Decode with the upb runtime and our own schema, then validate everything we index with
 (ids, string indexes, value counts), naming the field on failure, then flatten samples into
-root-first frame arrays with numpy. Locations with several lines are inlined calls: line[0]
-is the innermost frame. A location with no function is named after its mapping.
+root-first frame arrays. Locations with several lines are inlined calls: line[0] is the
+innermost frame. A location with no function is named after its mapping.
+
+With the compiled fold (explainer/_fold.c) protobuf parses only the profile's tables and the
+samples, nearly all of a large profile's bytes, are decoded where they lie in the input; without
+it, numpy flattens the decoded Sample messages. Both give the same arrays (tests check).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 
 from explainer.errors import DecodeError, SampleTypeError, ValidationError
-from explainer.model import DEFAULT_MAX_DEPTH, ELIDED_PREFIX, Profile, SampleType, Source, Truncation, from_arrays
-from explainer.readers.pprof_schema import ProfileMessage, ProfileRawSamplesMessage
+from explainer.model import (
+    DEFAULT_MAX_DEPTH,
+    ELIDED_PREFIX,
+    Profile,
+    SampleType,
+    Source,
+    Truncation,
+    frame_dtype,
+    from_arrays,
+)
+from explainer.readers.pprof_schema import ProfileMessage
 
 try:  # optional compiled fold; the numpy path below gives the same arrays
     from explainer import _fold  # type: ignore[attr-defined]
@@ -25,8 +39,8 @@ except ImportError:  # pragma: no cover - depends on the build
     _fold = None
 
 
-def parse_message(data: bytes | bytearray, *, raw_samples: bool = False) -> Any:
-    message = ProfileRawSamplesMessage() if raw_samples else ProfileMessage()
+def parse_message(data: bytes | bytearray | memoryview) -> Any:
+    message = ProfileMessage()
     try:
         message.ParseFromString(data)
     except (ProtobufDecodeError, RuntimeError, ValueError) as exc:
@@ -138,16 +152,22 @@ def _unsymbolized(message: Any, mappings: dict[int, int], loc: Any, strings: _St
 
 
 def read_pprof_message(
-    message: Any, *, sample_type: str | None = None, location: str = "", max_depth: int = DEFAULT_MAX_DEPTH
+    message: Any,
+    *,
+    sample_type: str | None = None,
+    location: str = "",
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    raw: RawSamples | None = None,
 ) -> Profile:
+    """The profile of a parsed message; its samples are ``raw``'s when given (the compiled path)."""
     strings = _Strings(message.string_table)
     types = sample_types(message)
     default_name = strings(message.default_sample_type, "default_sample_type") if message.default_sample_type else ""
     k = choose_sample_type(types, default_name, sample_type)
     locations, names, loc_frames = _location_frames(message, strings)
 
-    if _fold is not None and isinstance(message, ProfileRawSamplesMessage):
-        offsets, frames, values = _fold_raw(message, k, len(types), locations, loc_frames)
+    if raw is not None:
+        offsets, frames, values = _fold_raw(raw, k, len(types), locations, loc_frames, len(names))
     else:
         offsets, frames, values = _fold_messages(message, k, len(types), locations, loc_frames)
     profile = from_arrays(
@@ -173,7 +193,16 @@ def read_pprof_message(
     return _cap_depth(profile, max_depth)
 
 
+@dataclass(frozen=True, slots=True)
+class RawSamples:
+    """A serialized Profile whose Sample records the compiled fold reads where they lie."""
+
+    data: bytes | bytearray | memoryview
+    count: int
+
+
 _FOLD_ERRORS = {
+    "profile": ("sample[{i}]", "is not a valid Sample message, or the profile is cut short"),
     "sample": ("sample[{i}]", "is not a valid Sample message"),
     "value": ("sample[{i}].value", "has a value count that differs from the {n} sample types"),
     "negative": ("sample[{i}].value", "negative value"),
@@ -182,12 +211,12 @@ _FOLD_ERRORS = {
 
 
 def _fold_raw(
-    message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]
+    raw: RawSamples, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]], n_names: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The compiled path: samples arrive as raw bytes and are folded in C."""
+    """The compiled path: the samples are decoded from the serialized profile, in C."""
     max_id = max(locations, default=0)
     if max_id > 4 * len(locations) + 1_000_000:  # sparse ids: a dense lookup table would be wasteful
-        return _fold_messages(parse_message(message.SerializeToString()), k, n_types, locations, loc_frames)
+        return _fold_messages(parse_message(raw.data), k, n_types, locations, loc_frames)
     lookup = np.full(max_id + 1, -1, dtype=np.int32)
     for loc_id, index in locations.items():
         lookup[loc_id] = index
@@ -195,7 +224,8 @@ def _fold_raw(
     loc_start = np.zeros(len(loc_frames) + 1, dtype=np.int64)
     np.cumsum(per_loc, out=loc_start[1:])
     flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32, count=int(loc_start[-1]))
-    out = _fold.fold_samples(message.sample, k, n_types, lookup.tobytes(), loc_start.tobytes(), flat.tobytes())
+    dtype = frame_dtype(n_names)
+    out = _fold.fold_samples(raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize)
     if len(out) == 3 and isinstance(out[0], str):
         kind, i, _ = out
         field, text = _FOLD_ERRORS[kind]
@@ -203,7 +233,7 @@ def _fold_raw(
     offsets, frames, values = out
     return (
         np.frombuffer(offsets, dtype=np.int64),
-        np.frombuffer(frames, dtype=np.int32),
+        np.frombuffer(frames, dtype=dtype),
         np.frombuffer(values, dtype=np.int64),
     )
 
@@ -293,6 +323,16 @@ def _cap_depth(profile: Profile, max_depth: int) -> Profile:
 
 
 def read_pprof(data: bytes | bytearray, *, sample_type: str | None = None, location: str = "") -> Profile:
-    """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`)."""
-    message = parse_message(data, raw_samples=_fold is not None)
-    return read_pprof_message(message, sample_type=sample_type, location=location)
+    """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`).
+
+    With the compiled fold, protobuf parses only the profile's tables: the samples (nearly all
+    of a large profile's bytes) are decoded in place, never copied into messages.
+    """
+    if _fold is None:
+        return read_pprof_message(parse_message(data), sample_type=sample_type, location=location)
+    apart = _fold.samples_apart(data)
+    if isinstance(apart[0], str):
+        raise DecodeError("malformed profile: a field is cut short or has an unknown wire type")
+    tables, count = apart
+    message = parse_message(tables)
+    return read_pprof_message(message, sample_type=sample_type, location=location, raw=RawSamples(data, count))

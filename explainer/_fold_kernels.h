@@ -1,0 +1,232 @@
+/*
+ * The per-frame loops of explainer/_fold.c, written once for a frame type FT and included twice:
+ * frames are uint16 when a profile has at most 65,535 function names (half the memory and the
+ * memory traffic of every pass over a large profile), int32 otherwise. K(name) names each copy.
+ *
+ * Before including: FT (the frame type) and SUFFIX (u16 or i32).
+ */
+#define K_(name, suffix) name##_##suffix
+#define K2(name, suffix) K_(name, suffix)
+#define K(name) K2(name, SUFFIX)
+
+/* Appends one Sample message's frames (root first, inlined lines expanded) to *frames, growing it. */
+static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, ids *vals, PyObject **frames_obj,
+                       Py_ssize_t *n_frames, Py_ssize_t *cap, int64_t *value, PyObject **error) {
+    locs->len = 0; vals->len = 0;
+    while (c.p < c.end) {
+        uint64_t tag;
+        if (read_varint(&c, &tag)) goto malformed;
+        uint64_t field = tag >> 3, wire = tag & 7;
+        int bad = field == 1 ? read_repeated(&c, wire, locs) : field == 2 ? read_repeated(&c, wire, vals) : skip_field(&c, wire);
+        if (bad && PyErr_Occurred()) return -1;  /* out of memory */
+        if (bad) goto malformed;
+    }
+    if (vals->len != t->n_types) { *error = err("value", i, "value count differs from sample types"); return -1; }
+    int64_t v = (int64_t)vals->data[t->k];
+    if (v < 0) { *error = err("negative", i, "negative value"); return -1; }
+    *value = v;
+    Py_ssize_t need = *n_frames + locs->len * t->max_lines;
+    if (need > *cap) {
+        while (need > *cap) *cap *= 2;
+        if (_PyBytes_Resize(frames_obj, *cap * (Py_ssize_t)sizeof(FT))) return -1;
+    }
+    FT *out = (FT *)PyBytes_AS_STRING(*frames_obj);
+    Py_ssize_t n = *n_frames;
+    const uint64_t *loc = locs->data;
+    const int32_t *frame_of = t->frame_of;  /* locals: the stores to out could alias the tables */
+    const uint64_t n_lookup = (uint64_t)t->n_lookup;
+    for (Py_ssize_t j = locs->len - 1; j >= 0; j--) {  /* leaf first on the wire: reverse */
+        uint64_t id = loc[j];
+        int32_t frame = id < n_lookup ? frame_of[id] : MISSING;
+        if (frame >= 0) { out[n++] = (FT)frame; continue; }  /* one line: the common case */
+        if (frame == MISSING) { *error = err("location", i, "location does not exist"); return -1; }
+        int32_t li = t->lookup[id];  /* inlined calls: every line, caller first */
+        for (int64_t f = t->loc_start[li]; f < t->loc_start[li + 1]; f++) out[n++] = (FT)t->loc_frames[f];
+    }
+    *n_frames = n;
+    return 0;
+malformed:
+    *error = err("sample", i, "malformed sample message");
+    return -1;
+}
+
+/* Every Sample record (field 2) of the serialized Profile in buf, in order. */
+static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t) {
+    PyObject *result = NULL, *error = NULL, *frames_obj = NULL;
+    ids locs = {0}, vals = {0};
+    int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
+    int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
+    Py_ssize_t cap = 4096, n_frames = 0, i = 0;
+    if (!offsets || !values || !(frames_obj = PyBytes_FromStringAndSize(NULL, cap * (Py_ssize_t)sizeof(FT)))) {
+        PyErr_NoMemory(); goto done;
+    }
+    offsets[0] = 0;
+    cursor c = {buf, buf + len};
+    while (c.p < c.end) {
+        uint64_t tag, n;
+        if (read_varint(&c, &tag)) goto malformed;
+        if (tag != ((2 << 3) | 2)) { if (skip_field(&c, tag & 7)) goto malformed; continue; }
+        if (read_varint(&c, &n) || (uint64_t)(c.end - c.p) < n || i >= n_samples) goto malformed;
+        cursor sample = {c.p, c.p + n};
+        c.p += n;
+        if (K(fold_one)(sample, i, t, &locs, &vals, &frames_obj, &n_frames, &cap, &values[i], &error)) goto done;
+        offsets[++i] = n_frames;
+    }
+    if (i != n_samples) goto malformed;
+    if (_PyBytes_Resize(&frames_obj, n_frames * (Py_ssize_t)sizeof(FT))) goto done;
+    result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
+                           (char *)values, (Py_ssize_t)(n_samples * 8));
+    goto done;
+malformed:
+    error = err("profile", i, "malformed profile message");
+done:
+    Py_XDECREF(frames_obj);
+    PyMem_Free(locs.data); PyMem_Free(vals.data); PyMem_Free(offsets); PyMem_Free(values);
+    return error ? error : result;
+}
+
+/* pprof's flat and cum per function in one pass; a "last stack seen" stamp counts a function once per stack. */
+static int K(self_and_total)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const int64_t *v,
+                             Py_ssize_t n_funcs, int64_t *s, tally *acc) {
+    if (check_offsets(o, n, n_frames)) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* locals: the stores to acc could alias o and v and force reloads per frame */
+        const int64_t vi = v[i], lo = o[i], hi = o[i + 1];
+        for (int64_t p = lo; p < hi; p++) {
+            uint32_t fn = (uint32_t)f[p];
+            if (fn >= (uint32_t)n_funcs) goto bad_id;
+            /* without a branch: a third of a Python profile's frames repeat in their stack
+             * (trampolines, the eval loop), which a branch predictor cannot foresee */
+            int64_t fresh = -(int64_t)(acc[fn].stamp != i);
+            acc[fn].stamp = i;
+            acc[fn].total += vi & fresh;
+        }
+        s[f[hi - 1]] += vi;
+    }
+    return 0;
+bad_id:
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+    return -1;
+}
+
+/* The memory category and site of every stack, from the leaf to the first deciding frame. */
+static int K(attribute)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const uint8_t *code,
+                        Py_ssize_t n_codes, const int64_t *cat, const int64_t *fallback, int64_t *out_cat,
+                        int64_t *out_site) {
+    if (check_offsets(o, n, n_frames)) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t lo = o[i], hi = o[i + 1], strong = -1, weak = -1, app = -1, carrier = -1;
+        uint8_t seen = 0;  /* the kinds met so far: a position is kept only the first time */
+        for (int64_t p = hi - 1; p >= lo; p--) {  /* leaf to root: the nearest frame of each kind */
+            if ((uint32_t)f[p] >= (uint32_t)n_codes) goto bad_id;
+            uint8_t fresh = code[f[p]] & ~seen;
+            if (!fresh) continue;  /* the common case, and a well-predicted branch */
+            seen |= fresh;
+            if (fresh & APP) app = p;
+            if (fresh & WEAK) weak = p;
+            if (fresh & CARRIER) carrier = p;
+            if (fresh & STRONG) { strong = p; break; }  /* decides; nothing nearer the root matters */
+        }
+        int64_t decider = strong >= 0 ? strong : weak, k;
+        if (decider >= 0) {
+            k = cat[f[decider]];
+        } else {
+            /* raw addresses between the requester (or the root) and the first carrier after it */
+            int gap = 0;
+            for (int64_t p = (app >= 0 ? app : lo - 1) + 1; p < hi; p++) {
+                uint8_t c = code[f[p]];
+                if (c & CARRIER) break;
+                if (c & UNRESOLVED) { gap = 1; break; }
+            }
+            k = gap ? fallback[FALLBACK_UNRESOLVED]
+                : app < 0 && carrier >= 0 ? cat[f[carrier]]
+                : app < 0 && (seen & INTERP) ? fallback[FALLBACK_INTERP] : fallback[FALLBACK_OTHER];
+        }
+        out_cat[i] = k;
+        out_site[i] = f[app >= 0 ? app : hi - 1];
+    }
+    return 0;
+bad_id:
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+    return -1;
+}
+
+/* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
+ * depth, step to the frame with the largest summed value (the lowest id on ties, as numpy's argmax)
+ * among the stacks agreeing so far, until target. Returns [(name id, width), ...] from the root.
+ * Each stack's start and value are looked up once, not per depth: the walk's cost is its one
+ * strided read of each stack per depth. */
+static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
+                         int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
+    PyObject *steps = PyList_New(0);
+    int64_t *pos = PyMem_Malloc((size_t)(alive ? alive : 1) * 8), *val = PyMem_Malloc((size_t)(alive ? alive : 1) * 8);
+    if (!steps || !pos || !val) { PyErr_NoMemory(); goto fail; }
+    for (Py_ssize_t j = 0; j < alive; j++) { pos[j] = o[stack[j]]; val[j] = v[stack[j]]; }
+    for (int64_t d = 0; alive; d++) {
+        for (Py_ssize_t j = 0; j < alive; j++) {
+            if (j + 16 < alive) PREFETCH(&f[pos[j + 16] + d]);  /* else a cache miss each */
+            here[j] = f[pos[j] + d];
+            width[here[j]] += val[j];
+        }
+        int32_t choice = here[0];
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice)) choice = here[j];
+        PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
+        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
+        Py_DECREF(step);
+        for (Py_ssize_t j = 0; j < alive; j++) width[here[j]] = 0;
+        if (choice == target) break;
+        Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
+        for (Py_ssize_t j = 0; j < alive; j++)
+            if (here[j] == choice && reach[j] > d) { pos[kept] = pos[j]; val[kept] = val[j]; reach[kept++] = reach[j]; }
+        alive = kept;
+    }
+    PyMem_Free(pos); PyMem_Free(val);
+    return steps;
+fail:
+    PyMem_Free(pos); PyMem_Free(val);
+    Py_XDECREF(steps);
+    return NULL;
+}
+
+/* Each target's outermost call in every stack: the stacks its walk starts from, and its depth there. */
+static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
+                           int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t seen = 0;
+        const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
+        for (int64_t p = lo; p < hi; p++) {
+            if ((uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;
+            int t = slot[f[p]];
+            if (t >= 0 && !(seen & (1u << t))) {
+                seen |= 1u << t;
+                stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
+            }
+        }
+    }
+    return 0;
+bad_id:
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+    return -1;
+}
+
+/* One byte per stack: does it hold a wanted function (root first: callers, the usual query, come early). */
+static int K(stacks_with)(const int64_t *o, Py_ssize_t n, const FT *f, const uint8_t *wanted, Py_ssize_t n_wanted,
+                          uint8_t *out) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t hit = 0;
+        for (int64_t p = o[i], hi = o[i + 1]; p < hi; p++) {
+            if ((uint32_t)f[p] >= (uint32_t)n_wanted) goto bad_id;
+            if (wanted[f[p]]) { hit = 1; break; }
+        }
+        out[i] = hit;  /* one store per stack: a store into out could alias o */
+    }
+    return 0;
+bad_id:
+    PyErr_SetString(PyExc_ValueError, "bad frame id");
+    return -1;
+}
+
+#undef K
+#undef K2
+#undef K_
