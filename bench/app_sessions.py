@@ -11,8 +11,10 @@ bars drawn on its canvas after a click on the "Flame graph" tab (as a user reach
 websocket messages the page sent (one per script run it asked for, plus widget events) and the
 bytes it received; and the server's resident memory once that page is drawn. The first page opens
 as soon as the server answers its health check, so a server that warms its cache in the background
-is measured while it warms. Appends a Markdown table to bench/results-app.md and prints it. Needs
-/usr/bin/chromium and the playwright package.
+is measured while it warms. Each page gets a fresh browser profile (nothing cached: a new visitor);
+``--same-browser`` opens pages 2..N as new tabs of the first page's browser instead (a new session
+whose browser already holds Streamlit's scripts, which are served as immutable). Appends a Markdown
+table to bench/results-app.md and prints it. Needs /usr/bin/chromium and the playwright package.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results-app.md"
+FLOOR = REPO / "bench" / "app_floor.py"
 LOG = REPO / "bench" / ".work" / "app-sessions-server.log"
 CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -41,6 +44,7 @@ DRAWN_JS = """(n) => { const roots = [document], found = [];
     if (el.shadowRoot) roots.push(el.shadowRoot);
     if (el.classList.contains('fg')) found.push(el); }
   return found.some((el) => el.offsetWidth > 0 && Number(el.dataset.drawn || 0) > n); }"""
+VIEWPORT = {"width": 1500, "height": 1100}
 TARGETS = {"first": 2.5, "second": 1.0, "extra_mib": 30.0}
 
 
@@ -69,14 +73,18 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def start_server(profile: Path, port: int) -> subprocess.Popen[bytes]:
-    """``explainer app PROFILE --port PORT``, without the exec, so this process can watch it."""
-    from explainer.cli.app import streamlit_command
+def start_server(profile: Path, port: int, floor: bool = False) -> subprocess.Popen[bytes]:
+    """``explainer app PROFILE --port PORT``, without the exec, so this process can watch it
+    (``floor``: the same command on bench/app_floor.py)."""
+    from explainer.cli.app import APP_SCRIPT, streamlit_command
 
     where = argparse.Namespace(profile=str(profile), demo=False, host="127.0.0.1", port=port)
+    command = streamlit_command(where)
+    if floor:
+        command[command.index(str(APP_SCRIPT))] = str(FLOOR)
     LOG.parent.mkdir(parents=True, exist_ok=True)
     with LOG.open("wb") as log:
-        proc = subprocess.Popen(streamlit_command(where), cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -91,8 +99,9 @@ def start_server(profile: Path, port: int) -> subprocess.Popen[bytes]:
 
 
 def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[Row, Any]:
-    """One new page (a new session): the figures of :class:`Row`, and the page, kept open."""
-    page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+    """One new page (a new session) in ``browser`` (a browser or one of its contexts): the figures of
+    :class:`Row`, and the page, kept open."""
+    page = browser.new_page()
     traffic = {"sent": 0, "received": 0}
 
     def watch(ws: Any) -> None:
@@ -120,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("profile", nargs="?", type=Path, help="profile to open (default: the 500k bench profile)")
     parser.add_argument("--sessions", type=int, default=4, help="pages to open one after the other (default 4)")
+    parser.add_argument("--same-browser", action="store_true", help="pages 2..N as tabs of the first one's browser")
+    parser.add_argument("--floor", action="store_true", help="serve bench/app_floor.py: Streamlit's own page cost")
     parser.add_argument("--no-record", action="store_true", help="print only; do not append to results-app.md")
     args = parser.parse_args(argv)
     profile = args.profile or next((REPO / "bench" / ".work").glob("gpu-500000-seed1-*.pb.gz"), None)
@@ -131,20 +142,22 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     with sync_playwright() as pw:  # chromium first: its start-up is not the app's
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        server = start_server(profile, port)
+        server = start_server(profile, port, args.floor)
         rows: list[Row] = []
         try:
             idle = rss_mib(server.pid)
             pages = []
+            shared = browser.new_context(viewport=VIEWPORT)
             for i in range(args.sessions):
-                row, page = open_session(browser, f"http://127.0.0.1:{port}", i + 1, server.pid)
+                where = shared if args.same_browser or i == 0 else browser.new_context(viewport=VIEWPORT)
+                row, page = open_session(where, f"http://127.0.0.1:{port}", i + 1, server.pid)
                 rows.append(row)
                 pages.append(page)  # kept open: every session stays alive
             browser.close()
         finally:
             server.terminate()
             server.wait(timeout=20)
-    text = report(profile, idle, rows)
+    text = report(profile, idle, rows, args.same_browser, args.floor)
     print(text, end="")
     if not args.no_record:
         with RESULTS.open("a", encoding="utf-8") as f:
@@ -152,13 +165,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def report(profile: Path, idle: float, rows: list[Row]) -> str:
+def report(profile: Path, idle: float, rows: list[Row], same_browser: bool = False, floor: bool = False) -> str:
+    pages = ("pages 2.. are new tabs of the first page's browser (its HTTP cache holds Streamlit's scripts)"
+             if same_browser else "each page in a fresh browser profile (nothing cached)")  # fmt: skip
+    served = ("The floor, bench/app_floor.py: only the tab row and the flame graph, no warm-up. " if floor
+              else "`explainer app PROFILE` (the packaged script and settings). ")  # fmt: skip
     lines = [
         "",
-        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `python bench/app_sessions.py` on {profile.name}",
+        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `python bench/app_sessions.py{' --same-browser' * same_browser}"
+        f"{' --floor' * floor}`"
+        f" on {profile.name}",
         "",
-        f"`explainer app PROFILE` (the packaged script and settings). Server at its health check: {idle:.0f} MiB. "
-        "Each page is a new session, kept open; the flame graph is reached with a click on its tab.",
+        served + f"Server at its health check: {idle:.0f} MiB. "
+        f"Each page is a new session, kept open; {pages}; the flame graph is reached with a click on its tab.",
         "",
         "| session | page open to first output, s | page open to flame graph drawn, s | messages sent "
         "| received, KB | server RSS after, MiB | added by this session, MiB | load |",
