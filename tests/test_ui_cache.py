@@ -21,6 +21,7 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 
+from explainer.errors import SourceNotFoundError
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers import ReadOptions, read_bytes
 from explainer.ui import cache, serve, sources
@@ -204,3 +205,13 @@ def test_the_launcher_is_streamlits_own_command_line() -> None:
         [sys.executable, "-m", "explainer.ui.serve", "version"], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 0 and f"Streamlit, version {streamlit.__version__}" in out.stdout
+
+
+def test_a_warm_up_on_a_bad_file_caches_nothing_and_only_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sources.SHARED.clear()
+    missing = str(tmp_path / "gone.pb.gz")
+    with pytest.raises(SourceNotFoundError):
+        serve.warm([missing])
+    assert not sources.SHARED._profiles, "the page reads again and says what is wrong in its own words"
+    serve._started("analysis", lambda: serve.warm([missing])).join(timeout=30)
+    assert "warm-up: analysis failed" in caplog.text
