@@ -112,6 +112,7 @@ typedef struct {
     const int32_t *lookup, *loc_frames;
     const int64_t *loc_start;
     int64_t max_lines;  /* the most frames one location expands to: room is made once per sample */
+    Py_ssize_t max_frames;  /* the most frames all samples may expand to: inlined lines cannot be a bomb */
     int32_t *frame_of;  /* id -> its one frame, or MISSING, or INLINED (several lines: see lookup) */
 } fold_tables;
 
@@ -168,16 +169,17 @@ done:
     return result;
 }
 
-/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width)
+/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames)
  * -> (offsets bytes, frames bytes, values bytes) or an error tuple (field, index, message). */
 static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer in, lookup, start, flat;
-    Py_ssize_t n_samples, k, n_types;
+    Py_ssize_t n_samples, k, n_types, max_frames;
     int width;
-    if (!PyArg_ParseTuple(args, "y*nnny*y*y*i", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width))
+    if (!PyArg_ParseTuple(args, "y*nnny*y*y*in", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
+                          &max_frames))
         return NULL;
     PyObject *result = NULL;
-    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, NULL};
+    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL};
     if (frame_width(width) || n_samples < 0 || k < 0 || k >= n_types) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad sample count or type");
         goto done;
@@ -288,8 +290,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
         if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
         slot[targets[t]] = (int8_t)t;
     }
-    int bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, stack, reach, alive)
-                         : find_targets_i32(off.buf, n, fr.buf, n_names, slot, stack, reach, alive);
+    int bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
+                         : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
     if (bad || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2

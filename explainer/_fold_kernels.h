@@ -25,7 +25,16 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
     int64_t v = (int64_t)vals->data[t->k];
     if (v < 0) { *error = err("negative", i, "negative value"); return -1; }
     *value = v;
-    Py_ssize_t need = *n_frames + locs->len * t->max_lines;
+    Py_ssize_t need = *n_frames + locs->len * t->max_lines;  /* room for the worst case */
+    if (need > t->max_frames) {  /* perhaps an expansion bomb (locations of many inlined lines): count */
+        need = *n_frames;
+        for (Py_ssize_t j = 0; j < locs->len; j++) {
+            uint64_t id = locs->data[j];
+            int32_t li = id < (uint64_t)t->n_lookup ? t->lookup[id] : -1;
+            need += li < 0 ? 1 : t->loc_start[li + 1] - t->loc_start[li];
+        }
+        if (need > t->max_frames) { *error = err("frames", i, "too many frames"); return -1; }
+    }
     if (need > *cap) {
         while (need > *cap) *cap *= 2;
         if (_PyBytes_Resize(frames_obj, *cap * (Py_ssize_t)sizeof(FT))) return -1;
@@ -154,44 +163,79 @@ bad_id:
 /* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
  * depth, step to the frame with the largest summed value (the lowest id on ties, as numpy's argmax)
  * among the stacks agreeing so far, until target. Returns [(name id, width), ...] from the root.
- * Each stack's start and value are looked up once, not per depth: the walk's cost is its one
- * strided read of each stack per depth. */
+ *
+ * Reading frame d of every agreeing stack, depth after depth, would read one cache line per stack
+ * per depth from all over the frames (hundreds of thousands of stacks do not fit in a cache). So
+ * the walk goes WALK_BLOCK depths at a time: each stack's next WALK_BLOCK frames are copied once
+ * into a depth-major tile (one row per depth, one column per stack), and the depths of the block
+ * read their row in order. */
+#ifndef WALK_BLOCK
+#define WALK_BLOCK 32
+#endif
 static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
                          int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
     PyObject *steps = PyList_New(0);
-    int64_t *pos = PyMem_Malloc((size_t)(alive ? alive : 1) * 8), *val = PyMem_Malloc((size_t)(alive ? alive : 1) * 8);
-    if (!steps || !pos || !val) { PyErr_NoMemory(); goto fail; }
+    size_t m = (size_t)(alive ? alive : 1);
+    int64_t *pos = PyMem_Malloc(m * 8), *val = PyMem_Malloc(m * 8);
+    int32_t *col = PyMem_Malloc(m * 4);  /* the tile column of each stack still agreeing */
+    FT *tile = PyMem_Malloc(m * WALK_BLOCK * sizeof(FT));
+    if (!steps || !pos || !val || !col || !tile) { PyErr_NoMemory(); goto fail; }
     for (Py_ssize_t j = 0; j < alive; j++) { pos[j] = o[stack[j]]; val[j] = v[stack[j]]; }
-    for (int64_t d = 0; alive; d++) {
-        for (Py_ssize_t j = 0; j < alive; j++) {
-            if (j + 16 < alive) PREFETCH(&f[pos[j + 16] + d]);  /* else a cache miss each */
-            here[j] = f[pos[j] + d];
-            width[here[j]] += val[j];
+    int done = 0;
+    for (int64_t d0 = 0; alive && !done; d0 += WALK_BLOCK) {
+        for (Py_ssize_t j = 0; j < alive; j++) {  /* the tile: a stack's frames to its target, at most */
+            if (j + 8 < alive) PREFETCH(&f[pos[j + 8] + d0]);
+            int64_t last = reach[j] - d0 < WALK_BLOCK - 1 ? reach[j] - d0 : WALK_BLOCK - 1;
+            for (int64_t dd = 0; dd <= last; dd++) tile[dd * alive + j] = f[pos[j] + d0 + dd];
+            col[j] = (int32_t)j;
         }
-        int32_t choice = here[0];
-        for (Py_ssize_t j = 0; j < alive; j++)
-            if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice)) choice = here[j];
-        PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
-        if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
-        Py_DECREF(step);
-        for (Py_ssize_t j = 0; j < alive; j++) width[here[j]] = 0;
-        if (choice == target) break;
-        Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
-        for (Py_ssize_t j = 0; j < alive; j++)
-            if (here[j] == choice && reach[j] > d) { pos[kept] = pos[j]; val[kept] = val[j]; reach[kept++] = reach[j]; }
-        alive = kept;
+        Py_ssize_t agree = alive;  /* stacks in col[0..agree) still follow the chain */
+        for (int64_t dd = 0; dd < WALK_BLOCK && agree; dd++) {
+            const FT *row = tile + dd * alive;
+            int32_t run = -1;  /* most stacks agree with the one before: their sum stays in a register */
+            int64_t sum = 0;   /* rather than a chain of adds to one memory cell */
+            for (Py_ssize_t j = 0; j < agree; j++) {
+                int32_t h = here[j] = row[col[j]];
+                if (h != run) {
+                    if (run >= 0) width[run] += sum;
+                    run = h;
+                    sum = 0;
+                }
+                sum += val[col[j]];
+            }
+            if (run >= 0) width[run] += sum;
+            int32_t choice = here[0];
+            for (Py_ssize_t j = 0; j < agree; j++)
+                if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice))
+                    choice = here[j];
+            PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
+            if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
+            Py_DECREF(step);
+            for (Py_ssize_t j = 0; j < agree; j++) width[here[j]] = 0;
+            if (choice == target) { done = 1; break; }
+            Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
+            for (Py_ssize_t j = 0; j < agree; j++)
+                if (here[j] == choice && reach[col[j]] > d0 + dd) col[kept++] = col[j];
+            agree = kept;
+        }
+        for (Py_ssize_t j = 0; j < agree; j++) {  /* col is increasing: compacting in place is safe */
+            Py_ssize_t c = col[j];
+            pos[j] = pos[c]; val[j] = val[c]; reach[j] = reach[c];
+        }
+        alive = agree;
     }
-    PyMem_Free(pos); PyMem_Free(val);
+    PyMem_Free(pos); PyMem_Free(val); PyMem_Free(col); PyMem_Free(tile);
     return steps;
 fail:
-    PyMem_Free(pos); PyMem_Free(val);
+    PyMem_Free(pos); PyMem_Free(val); PyMem_Free(col); PyMem_Free(tile);
     Py_XDECREF(steps);
     return NULL;
 }
 
 /* Each target's outermost call in every stack: the stacks its walk starts from, and its depth there. */
 static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
-                           int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+                           Py_ssize_t k, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+    const uint32_t every = k >= 32 ? UINT32_MAX : (1u << k) - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
@@ -201,6 +245,7 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
             if (t >= 0 && !(seen & (1u << t))) {
                 seen |= 1u << t;
                 stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
+                if (seen == every) break;  /* the rest of the stack cannot add an outermost call */
             }
         }
     }

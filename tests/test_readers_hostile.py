@@ -114,6 +114,40 @@ def test_structurally_invalid_pprof_names_the_field(field: str) -> None:
     assert info.value.field == field
 
 
+def _inlining_bomb() -> bytes:
+    """140 KB of pprof: one location of 20,000 inlined lines, named ten times by each of 5,000
+    samples: a billion frames (2 GB) if the reader expanded them all."""
+    msg = _pprof_message()
+    loc = msg.location[0]
+    function_id = loc.line[0].function_id
+    for _ in range(20_000):
+        loc.line.add(function_id=function_id)
+    template = msg.sample[0]
+    del msg.sample[:]
+    for _ in range(5_000):
+        sample = msg.sample.add()
+        sample.CopyFrom(template)
+        sample.location_id[:] = [loc.id] * 10
+    return _raw(msg)
+
+
+def test_a_location_of_many_inlined_lines_is_a_size_error_not_a_bomb() -> None:
+    from explainer.readers import pprof
+
+    data = _inlining_bomb()
+    assert len(data) < 200_000
+    before = _peak_kib()
+    with pytest.raises(SizeLimitError, match="inlined lines"):
+        read_bytes(data)
+    saved, pprof._fold = pprof._fold, None  # the numpy path keeps the same bound
+    try:
+        with pytest.raises(SizeLimitError, match="inlined lines"):
+            read_bytes(data)
+    finally:
+        pprof._fold = saved
+    assert _peak_kib() - before < 100 * 1024  # KiB
+
+
 def _peak_kib() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 

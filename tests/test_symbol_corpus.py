@@ -147,3 +147,20 @@ def test_hostile_labels_decode_to_clean_capped_symbols(hostile: str) -> None:
         assert s.language in (*LANGUAGES, "")
         assert len(s.display) <= 200 and len(s.meaning) <= 400 and len(s.owner) <= 120
         assert not any(ch in s.meaning + s.owner + s.member for ch in "\u202e\x1b\x00")
+
+
+def test_the_unresolved_shortcut_agrees_with_the_full_decode(real_dir: Path) -> None:
+    """`unresolved` reads only the first families: no later family may write an unresolved kind."""
+    from explainer.symbols.decode import UNRESOLVED_KINDS, unresolved
+
+    names = {str(label["name"]) for label in CORPUS}
+    for path in sorted(p for p in real_dir.rglob("*") if p.is_file() and p.suffix not in (".md", ".txt")):
+        try:
+            names.update(read_path(path).names)
+        except Exception:  # the corpus holds inputs the readers reject on purpose
+            continue
+    names.update(["0x7f151a2b", "[libcuda.so.1]", "libcudart.so.12+0x4a2f0", "<unknown>", "unknown", "  0xdeadbeef "])
+    assert len(names) > 5_000
+    disagree = [n for n in names if unresolved(n) != (decode(n).kind in UNRESOLVED_KINDS)]
+    assert disagree == []
+    assert sum(unresolved(n) for n in names) > 10

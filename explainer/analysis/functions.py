@@ -88,6 +88,14 @@ class FunctionStats:
         """Ids of functions that carry any value (appear in at least one stack)."""
         return np.flatnonzero(self.total_values > 0)
 
+    @cached_property
+    def name_rank(self) -> IntArray:
+        """Each function id's place in name order: ties in value are ordered by name, as pprof does."""
+        names = self.profile.names
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names), dtype=np.int64)
+        return rank
+
     @property
     def function_count(self) -> int:
         return len(self.present)
@@ -138,11 +146,11 @@ class TopList:
 def ranked(stats: FunctionStats, order: Order) -> np.ndarray:
     """Function ids in pprof's order: value descending, then name, then the other value."""
     ids = stats.present
-    names = stats.profile.names
     primary = stats.self_values if order == "self" else stats.total_values
     secondary = stats.total_values if order == "self" else stats.self_values
-    keyed = sorted(ids.tolist(), key=lambda i: (-int(primary[i]), names[i], -int(secondary[i])))
-    return np.asarray(keyed, dtype=np.int64)
+    # lexsort sorts by its last key first; negated values sort descending (values are >= 0)
+    keys = (-secondary[ids], stats.name_rank[ids], -primary[ids])
+    return ids[np.lexsort(keys)].astype(np.int64, copy=False)
 
 
 def top(stats: FunctionStats, order: Order = "self", n: int = 10) -> TopList:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ from explainer.analysis.filters import focus, hide_trampolines, ignore
 from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, leaf_ids, ranked, top
 from explainer.errors import AnalysisError
 from explainer.model import Profile
-from explainer.symbols import decode
+from explainer.symbols.decode import unresolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +54,29 @@ def apply_options(profile: Profile, options: Options) -> Profile:
     return profile
 
 
+_UNRESOLVED: weakref.WeakKeyDictionary[Profile, float] = weakref.WeakKeyDictionary()
+
+
 def unresolved_share(profile: Profile) -> float:
-    """Share of the total whose leaf frame is a raw address or an unknown frame."""
+    """Share of the total whose leaf frame is a raw address or an unknown frame (once per profile:
+    the summary and the profile's semantics both ask, and each leaf name costs a decode)."""
+    known = _UNRESOLVED.get(profile)
+    if known is None:
+        known = _UNRESOLVED[profile] = _unresolved_share(profile)
+    return known
+
+
+def _unresolved_share(profile: Profile) -> float:
     if not profile.total:
         return 0.0
     leaves = leaf_ids(profile)
     # decode only the names that are some stack's leaf: a few hundred of thousands of names
     is_leaf = np.zeros(len(profile.names), dtype=bool)
     is_leaf[leaves] = True
-    unresolved = np.zeros(len(profile.names), dtype=bool)
+    is_unresolved = np.zeros(len(profile.names), dtype=bool)
     for i in np.flatnonzero(is_leaf).tolist():
-        unresolved[i] = decode(profile.names[i]).kind in ("address", "unknown")
-    return float(profile.values[unresolved[leaves]].sum()) / profile.total
+        is_unresolved[i] = unresolved(profile.names[i])
+    return float(profile.values[is_unresolved[leaves]].sum()) / profile.total
 
 
 def summarize(profile: Profile, options: Options | None = None) -> Summary:

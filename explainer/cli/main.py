@@ -81,6 +81,9 @@ def verb_in(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    # explainer does no linear algebra; OpenBLAS would start a thread per core when numpy loads
+    # (~18 ms of every command) and spin them on a busy machine. Set before any verb imports numpy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     out = cast(TextIO, TerminalText(out or sys.stdout))  # nothing a verb prints can drive the terminal
     err = cast(TextIO, TerminalText(err or sys.stderr))
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -17,7 +17,7 @@ from explainer.analysis.sandwich import Sandwich, sandwich
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain.checks.names import NameIndex
-from explainer.explain.question.subjects import Names, parts_index
+from explainer.explain.question.subjects import Names, PartsIndex
 from explainer.model import Profile
 from explainer.reading import Reading, read
 
@@ -52,7 +52,7 @@ class ProfileContext:
         for site in self.reading.sites:
             by_category.setdefault(site.category, site.name)
         present = [bool(v > 0) for v in totals]
-        parts = parts_index(self.profile.names, present)
+        parts = PartsIndex(self.profile.names, present)
         return Names(self.names, present, [int(v) for v in totals], by_category, parts)
 
     @property

@@ -29,7 +29,6 @@ from explainer.explain.checks.verify import Grounding, LineVerifier, WrongClaim,
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm import prompts
 from explainer.explain.llm.settings import LlmSettings
-from explainer.explain.llm.tools import Toolbox
 from explainer.explain.question.reader import Context, Question, read
 from explainer.explain.question.subjects import Subject
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown, unlink
@@ -185,6 +184,8 @@ class Conversation:
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
         grounding = self._grounding_for(question)
+        from explainer.explain.llm.tools import Toolbox  # pydantic: the model path only
+
         toolbox = Toolbox(self.ctx, grounding)
         hosts = self.settings.link_hosts
         verifier = LineVerifier(
@@ -302,6 +303,8 @@ class Conversation:
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
         messages = self._messages(question, self.read(question))
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
+
+        from explainer.explain.llm.tools import Toolbox
 
         tools = ", ".join(Toolbox(self.ctx, Grounding()).names)
         parts.append(

@@ -1,20 +1,30 @@
 """Size caps, checked while reading and while inflating.
 
 pprof itself never caps decompression; a 335-byte file can gzip-nest 100 MiB of zeros. Every
-layer of gzip is inflated as a stream: the input is fed to zlib in small slices of one
-memoryview (so the unconsumed input is never copied whole), nested layers are chained chunk
-by chunk (no intermediate layer is ever held), and only the innermost output is collected, in
-one buffer that stops within one chunk of the cap. Memory stays near the cap whatever the
-compression ratio.
+layer of gzip is inflated as a stream (by ISA-L where its wheels exist, else zlib): the input is
+fed to the inflater in small slices of one memoryview (so the unconsumed input is never copied
+whole), nested layers are chained chunk by chunk (no intermediate layer is ever held), and only
+the innermost output is collected, in one buffer that stops within one chunk of the cap. Memory
+stays near the cap whatever the compression ratio.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Generator, Iterable, Iterator
+from types import ModuleType
 from typing import Any, Protocol
 
 from explainer.errors import DecodeError, SizeLimitError
+
+inflating: ModuleType = zlib
+try:  # ISA-L inflates 2.5x faster than zlib (a 500k-stack profile: 0.11 s, not 0.27), with zlib's API
+    from isal import isal_zlib
+
+    inflating = isal_zlib
+except ImportError:  # pragma: no cover - a platform without its wheels (see pyproject.toml)
+    pass
+_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflating.error)
 
 Data = bytes | bytearray
 """What readers accept: the file reader and the inflater hand back bytearrays (no final copy)."""
@@ -138,7 +148,7 @@ class GzipStream:
     """
 
     def __init__(self) -> None:
-        self._inflater = zlib.decompressobj(_GZIP_WBITS)
+        self._inflater = inflating.decompressobj(_GZIP_WBITS)
         self._between = b""  # bytes after a member's end: the next member's header, or trailing garbage
         self._ignoring = False
 
@@ -153,15 +163,15 @@ class GzipStream:
                     if self._between[:2] != GZIP_MAGIC:
                         self._ignoring = True
                         return
-                    self._inflater, data, self._between = zlib.decompressobj(_GZIP_WBITS), self._between, b""
+                    self._inflater, data, self._between = inflating.decompressobj(_GZIP_WBITS), self._between, b""
                 data = yield from _inflate_chunk(self._inflater, data)
-        except zlib.error as exc:
+        except _INFLATE_ERRORS as exc:
             raise DecodeError(f"decompressing profile: {exc}") from exc
 
     @property
     def complete(self) -> bool:
         """At least one member, and the last one ended (not cut short)."""
-        return self._inflater.eof
+        return bool(self._inflater.eof)
 
     def finish(self) -> None:
         if not self.complete:
@@ -175,14 +185,15 @@ def _inflate(chunks: Iterator[Chunk]) -> Iterator[bytes]:
     stream.finish()
 
 
-def _inflate_chunk(inflater: zlib._Decompress, data: Chunk) -> Generator[bytes, None, bytes]:
+def _inflate_chunk(inflater: Any, data: Chunk) -> Generator[bytes, None, bytes]:
     """Feed ``data`` to ``inflater`` in bounded output steps; returns what follows the member's end."""
     while True:
-        piece = inflater.decompress(data, _OUT_CHUNK)
+        piece: bytes = inflater.decompress(data, _OUT_CHUNK)
         if piece:
             yield piece
         if inflater.eof:
-            return inflater.unused_data
+            rest: bytes = inflater.unused_data
+            return rest
         data = inflater.unconsumed_tail
         if not data and len(piece) < _OUT_CHUNK:
             return b""  # zlib needs more input

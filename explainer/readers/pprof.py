@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 
-from explainer.errors import DecodeError, SampleTypeError, ValidationError
+from explainer.errors import DecodeError, SampleTypeError, SizeLimitError, ValidationError
 from explainer.model import (
     DEFAULT_MAX_DEPTH,
     ELIDED_PREFIX,
@@ -201,6 +201,25 @@ class RawSamples:
     count: int
 
 
+MAX_FRAMES_PER_BYTE = 8
+"""Frames the samples may expand to, per byte of profile: each location id takes at least a byte,
+and inlined lines multiply them. Real profiles stay under one (0.37 at most in the corpus, 0.76 in
+the vLLM generator's); a few locations of a million lines each, named by every sample, would be
+a bomb of gigabytes from kilobytes."""
+
+
+def frame_budget(profile_bytes: int) -> int:
+    return MAX_FRAMES_PER_BYTE * profile_bytes + 4096
+
+
+def _check_expansion(frames: int, max_frames: int) -> None:
+    if frames > max_frames:
+        raise SizeLimitError(
+            f"the samples expand to more than {max_frames:,} frames ({MAX_FRAMES_PER_BYTE} per byte of the "
+            "profile): its locations hold very many inlined lines"
+        )
+
+
 _FOLD_ERRORS = {
     "profile": ("sample[{i}]", "is not a valid Sample message, or the profile is cut short"),
     "sample": ("sample[{i}]", "is not a valid Sample message"),
@@ -225,9 +244,12 @@ def _fold_raw(
     np.cumsum(per_loc, out=loc_start[1:])
     flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32, count=int(loc_start[-1]))
     dtype = frame_dtype(n_names)
-    out = _fold.fold_samples(raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize)
+    max_frames = frame_budget(len(raw.data))
+    out = _fold.fold_samples(raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize, max_frames)
     if len(out) == 3 and isinstance(out[0], str):
         kind, i, _ = out
+        if kind == "frames":
+            _check_expansion(max_frames + 1, max_frames)
         field, text = _FOLD_ERRORS[kind]
         raise ValidationError(text.format(n=n_types), field=field.format(i=i))
     offsets, frames, values = out
@@ -242,6 +264,7 @@ def _fold_messages(
     message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The numpy path over decoded Sample messages."""
+    max_frames = frame_budget(message.ByteSize())
     samples = message.sample
     lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))
     values = np.empty(len(samples), dtype=np.int64)
@@ -265,11 +288,13 @@ def _fold_messages(
         raise ValidationError(
             f"refers to location {exc.args[0]}, which does not exist", field=f"sample[{owner}].location_id"
         ) from exc
-    offsets, frames = _expand(lengths, loc_index, loc_frames)
+    offsets, frames = _expand(lengths, loc_index, loc_frames, max_frames)
     return offsets, frames, values
 
 
-def _expand(lengths: np.ndarray, loc_index: np.ndarray, loc_frames: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+def _expand(
+    lengths: np.ndarray, loc_index: np.ndarray, loc_frames: list[list[int]], max_frames: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Samples list locations leaf first; the model wants frames root first, inlined calls expanded."""
     n = len(lengths)
     sample_offsets = np.zeros(n + 1, dtype=np.int64)
@@ -286,6 +311,7 @@ def _expand(lengths: np.ndarray, loc_index: np.ndarray, loc_frames: list[list[in
     loc_start = np.zeros(len(loc_frames) + 1, dtype=np.int64)
     np.cumsum(per_loc, out=loc_start[1:])
     counts = per_loc[reversed_locs]
+    _check_expansion(int(counts.sum()), max_frames)
     frame_owner = np.repeat(np.arange(len(reversed_locs), dtype=np.int64), counts)
     out_offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=out_offsets[1:])

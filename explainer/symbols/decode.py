@@ -31,6 +31,21 @@ def _first(n: str, hint: str) -> Symbol:
     return make(n, "function", "a function frame as the profiler named it.", "", ambiguous=True)
 
 
+UNRESOLVED_KINDS = ("address", "unknown")  # native code without a symbol
+_UNRESOLVED_FAMILIES = 2  # markers and addresses: no later family writes those kinds (tests check)
+
+
+def unresolved(name: str) -> bool:
+    """Is ``decode(name).kind`` one of :data:`UNRESOLVED_KINDS`? Decided by the first families alone,
+    so a profile's thousands of named leaves are not each tried against every shape."""
+    n = name.strip()[:MAX_DECODED]
+    for family in FAMILIES[:_UNRESOLVED_FAMILIES]:
+        found = family.decode(n, "")
+        if found is not None:
+            return found.kind in UNRESOLVED_KINDS
+    return False
+
+
 @functools.lru_cache(maxsize=65536)
 def family_of(name: str) -> tuple[int, Symbol]:
     """The index in :data:`FAMILIES` of the family that decodes ``name`` without a runtime, and the symbol."""
