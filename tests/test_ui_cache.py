@@ -215,3 +215,17 @@ def test_a_warm_up_on_a_bad_file_caches_nothing_and_only_logs(tmp_path: Path, ca
     assert not sources.SHARED._profiles, "the page reads again and says what is wrong in its own words"
     serve._started("analysis", lambda: serve.warm([missing])).join(timeout=30)
     assert "warm-up: analysis failed" in caplog.text
+
+
+def test_streamlits_run_is_passed_through_and_starts_the_warm_up(tmp_path: Path) -> None:
+    sources.SHARED.clear()
+    path = str(pprof_file(tmp_path / "start.pb.gz", "Started.alloc"))
+    calls: list[tuple[object, ...]] = []
+    run = serve.warming_run(lambda *a, **k: calls.append((a, k)) or "served")
+    assert run(APP, False, [path], {"server.port": 8501}, extra=1) == "served"
+    assert calls == [((APP, False, [path], {"server.port": 8501}), {"extra": 1})], "Streamlit's call, unchanged"
+    for thread in threading.enumerate():
+        if thread.name == "explainer-warm-analysis":
+            thread.join(timeout=60)
+    profile = sources.start_file([path])
+    sources.SHARED.derived(profile, "flame", lambda: pytest.fail("the warm-up made the flame graph"))

@@ -69,9 +69,9 @@ def warm(script_args: list[str]) -> None:
 def warming_run(run: Callable[..., Any]) -> Callable[..., Any]:
     """Streamlit's ``bootstrap.run``, starting :func:`warm` first (settings are loaded by then)."""
 
-    def run_warm(script: str, is_hello: bool, args: list[str], flags: dict[str, Any], **kw: Any) -> Any:
-        _started("analysis", lambda: warm(list(args)))
-        return run(script, is_hello, args, flags, **kw)
+    def run_warm(main_script_path: str, is_hello: bool, args: list[str], flag_options: Any, **kw: Any) -> Any:
+        _started("analysis", lambda: warm(list(args)))  # Streamlit's names: it may pass them by keyword
+        return run(main_script_path, is_hello, args, flag_options, **kw)
 
     return run_warm
 
@@ -79,7 +79,8 @@ def warming_run(run: Callable[..., Any]) -> Callable[..., Any]:
 def main() -> None:
     from streamlit.web import bootstrap, cli
 
-    bootstrap.run = warming_run(bootstrap.run)
+    if callable(getattr(bootstrap, "run", None)):  # another Streamlit without it: the app starts cold
+        bootstrap.run = warming_run(bootstrap.run)
     cli.main(prog_name="streamlit")  # as `python -m streamlit` does
 
 
