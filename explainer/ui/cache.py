@@ -2,8 +2,9 @@
 
 Streamlit runs every session in one process, and without sharing each new session on the same
 500k-stack profile would read it again, summarise it twice and build its call tree (seconds, and
-~190 MiB each). Here a profile is read once per *content* and its derived data (summary, flame
-graph, table) is made once per profile object, in one bounded LRU.
+~190 MiB each). Here a profile is read once per *content* and its derived data (summary, the
+chat's prepared context, flame graph, table) is made once per profile object, in one bounded LRU;
+``explainer app FILE`` fills it for FILE while the server starts (:mod:`explainer.ui.serve`).
 
 Why this cannot leak one user's data to another: a profile is found only by the key of the
 bytes and the read options that produced it (sha256 digest, options, file name, kind), so a
