@@ -2,12 +2,12 @@
 
     .venv/bin/python bench/app_render.py [--stacks 500000] [PROFILE]
 
-Serves ``app.py`` on the benchmark's generated vLLM profile (``bench/run.py`` makes and caches
-it in bench/.work/), opens one page, and times each interaction three times on that same page;
-the best of three is the figure (the spread is load from other jobs on the machine). Times are
-page time (``performance.now()``) from the action to the end of the draw it causes. Results are
-printed and written to bench/app-results.md. Never a test assertion: the targets are printed as
-PASS/FAIL here only.
+Serves the app as ``explainer app PROFILE`` does, on the benchmark's generated vLLM profile
+(``bench/run.py`` makes and caches it in bench/.work/), opens one page, and times each interaction
+three times on that same page; the best of three is the figure (the spread is load from other
+jobs on the machine). Times are page time (``performance.now()``) from the action to the end of
+the draw it causes. Results are printed and written to bench/app-results.md. Never a test
+assertion: the targets are printed as PASS/FAIL here only.
 """
 
 from __future__ import annotations
@@ -55,9 +55,11 @@ def free_port() -> int:
 
 
 def start(profile: Path, port: int) -> subprocess.Popen[bytes]:
-    cmd = [str(Path(sys.executable).parent / "streamlit"), "run", str(REPO / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--", str(profile)]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """What ``explainer app PROFILE --port PORT`` runs (the packaged script and settings)."""
+    from explainer.cli.app import streamlit_command
+
+    where = argparse.Namespace(profile=str(profile), demo=False, host="127.0.0.1", port=port)
+    proc = subprocess.Popen(streamlit_command(where), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:

@@ -3,11 +3,18 @@
 
 usage: python bench/app_sessions.py [PROFILE] [--sessions N]   (default: the 500k bench profile)
 
-Starts `streamlit run app.py -- PROFILE` on a free localhost port, then opens N pages one after
-the other in Debian's headless chromium (each page its own Streamlit session, all kept open), and
-for each page records the time from `goto` to every bar of the flame graph drawn, and the server
-process's resident memory once that page is drawn. Appends a Markdown table to
-bench/results-app.md and prints it. Needs /usr/bin/chromium and the playwright package.
+Starts what ``explainer app PROFILE`` runs (:func:`explainer.cli.app.streamlit_command`: the
+packaged script and settings) on a free localhost port, then opens N pages one after the other in
+Debian's headless chromium (each page its own Streamlit session, all kept open). For each page it
+records the time from ``goto`` to the page's first output (the tab row), and to the flame graph's
+bars drawn on its canvas after a click on the "Flame graph" tab (as a user reaches it); the
+websocket messages the page sent (one per script run it asked for, plus widget events) and the
+bytes it received; and the server's resident memory once that page is drawn. The first page opens
+as soon as the server answers its health check, so a server that warms its cache in the background
+is measured while it warms. Each page gets a fresh browser profile (nothing cached: a new visitor);
+``--same-browser`` opens pages 2..N as new tabs of the first page's browser instead (a new session
+whose browser already holds Streamlit's scripts, which are served as immutable). Appends a Markdown
+table to bench/results-app.md and prints it. Needs /usr/bin/chromium and the playwright package.
 """
 
 from __future__ import annotations
@@ -19,15 +26,37 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results-app.md"
+FLOOR = REPO / "bench" / "app_floor.py"
+LOG = REPO / "bench" / ".work" / "app-sessions-server.log"
 CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-# plotly draws one `g.point` per bar; the page is drawn when the chart holds more than a few
-DRAWN_JS = """() => document.querySelectorAll('[data-testid="stPlotlyChart"] g.point').length > 20"""
+MIN_BARS = 20  # the flame graph counts as drawn once its canvas holds more than a few bars
+# the component draws in a shadow root: look in every one
+DRAWN_JS = """(n) => { const roots = [document], found = [];
+  for (let i = 0; i < roots.length; i++) for (const el of roots[i].querySelectorAll('*')) {
+    if (el.shadowRoot) roots.push(el.shadowRoot);
+    if (el.classList.contains('fg')) found.push(el); }
+  return found.some((el) => el.offsetWidth > 0 && Number(el.dataset.drawn || 0) > n); }"""
+VIEWPORT = {"width": 1500, "height": 1100}
+TARGETS = {"first": 2.5, "second": 1.0, "extra_mib": 30.0}
+
+
+@dataclass(frozen=True)
+class Row:
+    session: int
+    first_output: float  # goto to the tab row on the page, s
+    drawn: float  # goto to the flame graph drawn, s
+    sent: int  # websocket messages the page sent
+    received_kb: float  # websocket bytes the page received
+    rss: float  # server RSS after, MiB
+    load: float
 
 
 def free_port() -> int:
@@ -44,10 +73,18 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def start_server(profile: Path, port: int) -> subprocess.Popen[bytes]:
-    cmd = [str(Path(sys.executable).parent / "streamlit"), "run", str(REPO / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--", str(profile)]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start_server(profile: Path, port: int, floor: bool = False) -> subprocess.Popen[bytes]:
+    """``explainer app PROFILE --port PORT``, without the exec, so this process can watch it
+    (``floor``: the same command on bench/app_floor.py)."""
+    from explainer.cli.app import APP_SCRIPT, streamlit_command
+
+    where = argparse.Namespace(profile=str(profile), demo=False, host="127.0.0.1", port=port)
+    command = streamlit_command(where)
+    if floor:
+        command[command.index(str(APP_SCRIPT))] = str(FLOOR)
+    LOG.parent.mkdir(parents=True, exist_ok=True)
+    with LOG.open("wb") as log:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -57,14 +94,44 @@ def start_server(profile: Path, port: int) -> subprocess.Popen[bytes]:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise SystemExit("bench: error: streamlit did not start") from None
-            time.sleep(0.3)
+                raise SystemExit(f"bench: error: streamlit did not start (see {LOG})") from None
+            time.sleep(0.1)
+
+
+def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[Row, Any]:
+    """One new page (a new session) in ``browser`` (a browser or one of its contexts): the figures of
+    :class:`Row`, and the page, kept open."""
+    page = browser.new_page()
+    traffic = {"sent": 0, "received": 0}
+
+    def watch(ws: Any) -> None:
+        ws.on("framesent", lambda _: traffic.__setitem__("sent", traffic["sent"] + 1))
+        ws.on("framereceived", lambda f: traffic.__setitem__("received", traffic["received"] + len(f)))
+
+    page.on("websocket", watch)
+    load = os.getloadavg()[0]
+    t0 = time.monotonic()
+    page.goto(url, wait_until="domcontentloaded")
+    tab = page.get_by_role("tab", name="Flame graph", exact=True)
+    tab.wait_for(timeout=180_000)
+    first_output = time.monotonic() - t0
+    tab.click(timeout=180_000)
+    page.wait_for_function(DRAWN_JS, arg=MIN_BARS, timeout=180_000, polling=20)
+    drawn = time.monotonic() - t0
+    time.sleep(1.0)  # let the session's runs finish after the chart is drawn
+    row = Row(number, first_output, drawn, traffic["sent"], traffic["received"] / 1000, rss_mib(server_pid), load)
+    print(f"session {number}: output {first_output:.2f} s, drawn {drawn:.2f} s, sent {row.sent}, "
+          f"received {row.received_kb:.0f} KB, server {row.rss:.0f} MiB, load {load:.2f}", flush=True)  # fmt: skip
+    return row, page
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("profile", nargs="?", type=Path, help="profile to open (default: the 500k bench profile)")
     parser.add_argument("--sessions", type=int, default=4, help="pages to open one after the other (default 4)")
+    parser.add_argument("--same-browser", action="store_true", help="pages 2..N as tabs of the first one's browser")
+    parser.add_argument("--floor", action="store_true", help="serve bench/app_floor.py: Streamlit's own page cost")
+    parser.add_argument("--no-record", action="store_true", help="print only; do not append to results-app.md")
     args = parser.parse_args(argv)
     profile = args.profile or next((REPO / "bench" / ".work").glob("gpu-500000-seed1-*.pb.gz"), None)
     if profile is None or not profile.is_file():
@@ -73,52 +140,64 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    server = start_server(profile, port)
-    rows: list[tuple[int, float, float, float]] = []
-    try:
-        idle = rss_mib(server.pid)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with sync_playwright() as pw:  # chromium first: its start-up is not the app's
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        server = start_server(profile, port, args.floor)
+        rows: list[Row] = []
+        try:
+            idle = rss_mib(server.pid)
             pages = []
+            shared = browser.new_context(viewport=VIEWPORT)
             for i in range(args.sessions):
-                page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
-                load = os.getloadavg()[0]
-                t0 = time.monotonic()
-                page.goto(f"http://127.0.0.1:{port}", wait_until="domcontentloaded")
-                page.wait_for_function(DRAWN_JS, timeout=180_000, polling=50)
-                drawn = time.monotonic() - t0
-                time.sleep(1.0)  # let the session's run finish after the chart arrives
-                rows.append((i + 1, drawn, rss_mib(server.pid), load))
-                print(f"session {i + 1}: drawn in {drawn:.2f} s, server {rows[-1][2]:.0f} MiB, load {load:.2f}")
+                where = shared if args.same_browser or i == 0 else browser.new_context(viewport=VIEWPORT)
+                row, page = open_session(where, f"http://127.0.0.1:{port}", i + 1, server.pid)
+                rows.append(row)
                 pages.append(page)  # kept open: every session stays alive
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
-    text = report(profile, idle, rows)
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+    text = report(profile, idle, rows, args.same_browser, args.floor)
     print(text, end="")
-    with RESULTS.open("a", encoding="utf-8") as f:
-        f.write(text)
+    if not args.no_record:
+        with RESULTS.open("a", encoding="utf-8") as f:
+            f.write(text)
     return 0
 
 
-def report(profile: Path, idle: float, rows: list[tuple[int, float, float, float]]) -> str:
+def report(profile: Path, idle: float, rows: list[Row], same_browser: bool = False, floor: bool = False) -> str:
+    pages = ("pages 2.. are new tabs of the first page's browser (its HTTP cache holds Streamlit's scripts)"
+             if same_browser else "each page in a fresh browser profile (nothing cached)")  # fmt: skip
+    served = ("The floor, bench/app_floor.py: only the tab row and the flame graph, no warm-up. " if floor
+              else "`explainer app PROFILE` (the packaged script and settings). ")  # fmt: skip
     lines = [
         "",
-        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `python bench/app_sessions.py` on {profile.name}",
+        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `python bench/app_sessions.py{' --same-browser' * same_browser}"
+        f"{' --floor' * floor}`"
+        f" on {profile.name}",
         "",
-        f"Server idle before the first page: {idle:.0f} MiB. Each page is a new session, kept open.",
+        served + f"Server at its health check: {idle:.0f} MiB. "
+        f"Each page is a new session, kept open; {pages}; the flame graph is reached with a click on its tab.",
         "",
-        "| session | page open to flame graph drawn, s | server RSS after, MiB | added by this session, MiB | load |",
-        "|---:|---:|---:|---:|---:|",
+        "| session | page open to first output, s | page open to flame graph drawn, s | messages sent "
+        "| received, KB | server RSS after, MiB | added by this session, MiB | load |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     previous = idle
-    for n, drawn, rss, load in rows:
-        lines.append(f"| {n} | {drawn:.2f} | {rss:.0f} | {rss - previous:+.0f} | {load:.2f} |")
-        previous = rss
+    for r in rows:
+        lines.append(
+            f"| {r.session} | {r.first_output:.2f} | {r.drawn:.2f} | {r.sent} | {r.received_kb:.0f} | {r.rss:.0f} "
+            f"| {r.rss - previous:+.0f} | {r.load:.2f} |"
+        )
+        previous = r.rss
+    lines += ["", f"- first session drawn in {rows[0].drawn:.2f} s (target <= {TARGETS['first']} s)"]
     if len(rows) > 1:
-        extra = (rows[-1][2] - rows[0][2]) / (len(rows) - 1)
-        lines += ["", f"Each additional session: {extra:.1f} MiB on average (target <= 30 MiB)."]
+        later = [r.drawn for r in rows[1:]]
+        extra = (rows[-1].rss - rows[0].rss) / (len(rows) - 1)
+        lines += [
+            f"- later sessions drawn in {min(later):.2f}-{max(later):.2f} s (target <= {TARGETS['second']} s)",
+            f"- each additional session: {extra:.1f} MiB on average (target <= {TARGETS['extra_mib']:.0f} MiB)",
+        ]
     return "\n".join(lines) + "\n"
 
 

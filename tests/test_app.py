@@ -83,8 +83,16 @@ def flame_payload(at: AppTest) -> dict[str, Any]:
     return json.loads(first.proto.json)  # type: ignore[no-any-return]
 
 
+def top_table(at: AppTest) -> Any:
+    """The Top functions table: drawn when its tab is open, so the test opens it (as a click does)."""
+    at.session_state["panel"] = "Top functions"
+    at.run()
+    no_exception(at)
+    return at.dataframe[0].value
+
+
 def top_function(at: AppTest) -> str:
-    return str(at.dataframe[0].value.iloc[0]["function"])
+    return str(top_table(at).iloc[0]["function"])
 
 
 def test_opens_useful_on_the_demo() -> None:
@@ -179,10 +187,45 @@ def test_hostile_symbol_names_render_as_text() -> None:
         assert not getattr(el.proto, "allow_html", False), el.value  # alerts have no HTML mode at all
         prose = re.sub(r"`[^`]*`", "", el.value)  # code spans show their text verbatim
         assert "<img" not in prose and "<script" not in prose and "![" not in prose, el.value
-    assert HOSTILE[0] in list(at.dataframe[0].value["function"])
+    assert HOSTILE[0] in list(top_table(at)["function"])
     assert HOSTILE[0] in text or "img src" not in text
     names = flame_payload(at)["names"]
     assert all(h in names for h in HOSTILE), "names reach the browser as JSON strings, drawn there as text"
+
+
+def test_tables_are_drawn_when_their_tab_opens() -> None:
+    at = app()
+    no_exception(at)
+    assert not at.dataframe, "a page opens without the tables (nor the data grid's scripts)"
+    assert flame_payload(at)["names"], "the flame graph is sent at once: its tab draws on the first click"
+    assert top_function(at) == KV
+    at.session_state["panel"] = "Call chain"
+    at.run()
+    no_exception(at)
+    assert at.dataframe[0].value.iloc[-1]["function"] == KV, "the heaviest chain, entry point first"
+
+
+def test_the_flame_graph_payload_is_numbers_and_each_name_once() -> None:
+    """The hover text is written in the browser from numbers: nothing per bar is a preformatted string.
+
+    On the shared generator's vLLM profile (5k stacks already fill the 8,192-node budget), as the
+    issue's payload target is measured on its 500k-stack sibling.
+    """
+    from conftest import generated_profile
+    from explainer import units
+    from explainer.readers import read_path
+
+    data = flamegraph.flame_data(read_path(generated_profile(5_000)))
+    payload = data.payload
+    for key in ("func", "parent", "total", "self", "meaning", "group"):
+        assert all(type(v) is int for v in payload[key]), key
+    assert len(payload["parent"]) == 8_192
+    for table in ("names", "meanings", "groups"):
+        assert len(set(payload[table])) == len(payload[table]), f"each of the {table} once"
+    text = json.dumps(payload)
+    formatted = units.format_value(int(payload["total"][1]), data.tree.unit)
+    assert formatted not in text and " of all" not in text, "no formatted value or share travels"
+    assert len(text.encode()) <= 400_000, "the issue's payload target for 8,192 nodes"
 
 
 def test_the_flame_graph_script_never_parses_names_as_html() -> None:

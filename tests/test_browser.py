@@ -262,6 +262,7 @@ def test_sandwich_from_the_flame_graph_the_top_table_and_an_answer(browser: Any,
     tab(page, "Top functions")
     grid = page.locator('[data-testid="stDataFrame"]:visible').first
     grid.wait_for()
+    has_text(page, grid, KV)  # the table is built when its tab opens: click once its rows are drawn
     box = grid.bounding_box()
     page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the row's selection cell, under the 35 px header
     page.wait_for_function(f"() => document.body.innerText.includes('Callers of {KV}')", timeout=30_000)

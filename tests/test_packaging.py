@@ -90,6 +90,6 @@ def test_app_command_runs_the_packaged_script(tmp_path: Path) -> None:
     profile.write_bytes(b"x")
     args = build_parser().parse_args(["app", str(profile), "--port", "8600"])
     cmd = app.streamlit_command(args)
-    assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"] and cmd[4] == str(app.APP_SCRIPT)
+    assert cmd[:4] == [sys.executable, "-m", "explainer.ui.serve", "run"] and cmd[4] == str(app.APP_SCRIPT)
     assert cmd[-2:] == ["--", str(profile.resolve())]
     assert Path(cmd[4]).is_file() and app.CONFIG.is_file()

@@ -8,18 +8,27 @@ profile object only, the cache stays within its bound, and concurrent sessions w
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+import streamlit
 from streamlit.testing.v1 import AppTest
 
+from explainer.errors import SourceNotFoundError
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers import ReadOptions, read_bytes
-from explainer.ui import sources
+from explainer.ui import cache, serve, sources
 from explainer.ui.cache import SharedCache, input_key
-from explainer.writers import to_folded
+from explainer.writers import to_folded, to_pprof
+
+APP = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
 
 
 def folded(top: str) -> bytes:
@@ -114,11 +123,10 @@ def test_a_failed_read_is_not_cached() -> None:
 
 def test_two_app_sessions_share_the_profile_and_its_analysis() -> None:
     sources.SHARED.clear()
-    app = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
     data = folded("GPUModelRunner._allocate_kv_cache_tensors")
     sessions = []
     for _ in range(2):
-        at = AppTest.from_file(app, default_timeout=60).run()
+        at = AppTest.from_file(APP, default_timeout=60).run()
         at.radio(key="source_kind").set_value(sources.UPLOAD).run()
         at.file_uploader(key="upload_main").set_value(("same.txt", data, "text/plain"))
         sessions.append(at.run())
@@ -127,3 +135,97 @@ def test_two_app_sessions_share_the_profile_and_its_analysis() -> None:
     assert first is not second and not any(at.exception for at in sessions)
     chats = [s.conversations for s in (first, second)]
     assert chats[0] is not chats[1]  # each session keeps its own chat
+
+
+def pprof_file(path: Path, top: str) -> Path:
+    b = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    b.add(["main", "Worker.run", top], 9_000_000_000)
+    b.add(["main", "other_path"], 1_000_000_000)
+    path.write_bytes(to_pprof(b.build()))
+    return path
+
+
+def test_the_command_line_file_is_hashed_once_per_version(tmp_path: Path) -> None:
+    shared, reads, path = SharedCache(max_profiles=2), [], pprof_file(tmp_path / "p.pb.gz", "First.alloc")
+
+    def open_it() -> Profile:
+        def read() -> bytes:
+            reads.append(path.stat().st_size)
+            return path.read_bytes()
+
+        return shared.file_profile(str(path), ReadOptions(), read, lambda data: read_bytes(data, location=str(path)))
+
+    first = open_it()
+    assert open_it() is first and len(reads) == 1, "a known version is neither read nor hashed again"
+    pprof_file(path, "Second.alloc_other")  # rewritten: another size and time, another content
+    second = open_it()
+    assert len(reads) == 2 and second is not first and "Second.alloc_other" in second.names
+    os.utime(path, ns=(1, 1))  # touched: a new version whose bytes are the same, so the same profile
+    assert open_it() is second and len(reads) == 3
+    assert len(shared._file_keys) == 2, "the digests remembered are bounded like the profiles"
+
+
+def test_two_sessions_on_the_command_line_file_share_one_analysis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sources.SHARED.clear()
+    path = pprof_file(tmp_path / "start.pb.gz", "GPUModelRunner._allocate_kv_cache_tensors")
+    monkeypatch.setattr(sys, "argv", [APP, str(path)])  # as `explainer app FILE` runs the script
+    sessions = [AppTest.from_file(APP, default_timeout=60).run() for _ in range(2)]
+    assert not any(at.exception for at in sessions)
+    first, second = (at.session_state["explainer"] for at in sessions)
+    assert first.demo is second.demo and first.demo.source.location == str(path)
+    one, two = (s.conversations["offline"] for s in (first, second))
+    assert one is not two and one.ctx is two.ctx is cache.context(first.demo), "one prepared context for both"
+    assert one.ctx.summary is cache.summary(first.demo)
+    payloads = [json.loads(at.get("bidi_component")[0].proto.json) for at in sessions]
+    assert payloads[0]["id"] == payloads[1]["id"], "one flame graph payload for both"
+    sessions[0].chat_input[0].set_value("What uses the most GPU memory?").run()
+    assert len(first.history) == 2 and not second.history, "each session keeps its own chat"
+
+
+def test_the_warm_up_makes_everything_a_first_page_asks_for(tmp_path: Path) -> None:
+    sources.SHARED.clear()
+    path = str(pprof_file(tmp_path / "warm.pb.gz", "Warm.alloc"))
+    serve.warm([path])
+    profile = sources.SHARED.file_profile(
+        path, sources.app_options(), lambda: pytest.fail("read again"), lambda _: pytest.fail("parsed again")
+    )
+    assert profile is sources.start_file([path])
+    for name in ("summary", "context", "flame", "table"):
+        sources.SHARED.derived(profile, name, lambda name=name: pytest.fail(f"{name} made again"))  # type: ignore[misc]
+
+
+def test_the_launcher_is_streamlits_own_command_line() -> None:
+    from explainer.cli.app import streamlit_command
+
+    args = argparse.Namespace(profile=None, demo=False, host="127.0.0.1", port=8501)
+    assert streamlit_command(args)[1:4] == ["-m", "explainer.ui.serve", "run"]
+    out = subprocess.run(
+        [sys.executable, "-m", "explainer.ui.serve", "version"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and f"Streamlit, version {streamlit.__version__}" in out.stdout
+
+
+def test_a_warm_up_on_a_bad_file_caches_nothing_and_only_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sources.SHARED.clear()
+    missing = str(tmp_path / "gone.pb.gz")
+    with pytest.raises(SourceNotFoundError):
+        serve.warm([missing])
+    assert not sources.SHARED._profiles, "the page reads again and says what is wrong in its own words"
+    serve._started("analysis", lambda: serve.warm([missing])).join(timeout=30)
+    assert "warm-up: analysis failed" in caplog.text
+
+
+def test_streamlits_run_is_passed_through_and_starts_the_warm_up(tmp_path: Path) -> None:
+    sources.SHARED.clear()
+    path = str(pprof_file(tmp_path / "start.pb.gz", "Started.alloc"))
+    calls: list[tuple[object, ...]] = []
+    run = serve.warming_run(lambda *a, **k: calls.append((a, k)) or "served")
+    assert run(APP, False, [path], {"server.port": 8501}, extra=1) == "served"
+    assert calls == [((APP, False, [path], {"server.port": 8501}), {"extra": 1})], "Streamlit's call, unchanged"
+    for thread in threading.enumerate():
+        if thread.name == "explainer-warm-analysis":
+            thread.join(timeout=60)
+    profile = sources.start_file([path])
+    sources.SHARED.derived(profile, "flame", lambda: pytest.fail("the warm-up made the flame graph"))

@@ -66,7 +66,8 @@ def settings(host: str, port: int) -> dict[str, Any]:
 
 
 def streamlit_command(args: argparse.Namespace) -> list[str]:
-    """The exact command line: this interpreter's Streamlit on the packaged script and settings."""
+    """The exact command line: this interpreter's Streamlit on the packaged script and settings
+    (:mod:`explainer.ui.serve` is ``python -m streamlit`` plus a warm-up of the start profile)."""
     if args.profile and args.demo:
         raise QueryError("give SOURCE or --demo, not both")
     if not 1 <= args.port <= 65535:
@@ -78,7 +79,8 @@ def streamlit_command(args: argparse.Namespace) -> list[str]:
             raise SourceNotFoundError(f"{clean(args.profile, 200)}: no such file")
         script_args = ["--", str(path.resolve())]
     flags = config_flags(settings(args.host, args.port))
-    return [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags, *script_args]
+    # Streamlit's own command line, through a launcher that warms the start profile's analysis meanwhile
+    return [sys.executable, "-m", "explainer.ui.serve", "run", str(APP_SCRIPT), *flags, *script_args]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -92,12 +92,17 @@ class Conversation:
         baseline: Profile | None = None,
         chat_model: BaseChatModel | None = None,
         summary: Summary | None = None,  # an analysis of ``profile`` the caller already has
+        context: ProfileContext | None = None,  # a prepared context of (profile, baseline) to share
     ) -> None:
         if mode not in ("auto", "offline", "llm"):
             raise ValueError(f"mode must be auto, offline or llm, not {mode!r}")
         self.settings = settings if settings is not None else LlmSettings.from_env()
         self.mode = mode
-        self.ctx = ProfileContext(profile, baseline, summary=summary).prepare()
+        # a context holds only immutable analysis and memos of pure look-ups: sessions may share one
+        fits = context is not None and context.profile is profile and context.baseline is baseline
+        self.ctx = (
+            context if fits and context is not None else ProfileContext(profile, baseline, summary=summary).prepare()
+        )
         self.offline = OfflineExplainer(self.ctx)
         self._model = chat_model
         self.grounding = Grounding(self.ctx.unit)  # facts and every tool result of this conversation

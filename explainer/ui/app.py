@@ -18,12 +18,15 @@ state = session(st.session_state)  # type: ignore[arg-type]  # a MutableMapping 
 
 # `explainer app FILE` runs `streamlit run app.py -- FILE`: open on FILE; under a test runner argv is its own
 argv = sys.argv[1:] if sys.argv and sys.argv[0].endswith("app.py") else []
-with st.sidebar:
-    page = sources.sidebar(st, state, argv)
-    for error in page.errors:
-        st.error(error, icon="🚫")
+# read, summary, tree and table: once per profile for all sessions (`explainer app FILE` starts on FILE's
+# as the server starts); a page that opens meanwhile waits for that work instead of repeating it
+with st.spinner("Reading and analysing the profile, once for every session…", show_time=True):
+    with st.sidebar:
+        page = sources.sidebar(st, state, argv)
+        for error in page.errors:
+            st.error(error, icon="🚫")
+    summary = cache.summary(page.profile)
 state.keep_only(page.profile, page.baseline)
-summary = cache.summary(page.profile)  # read, summary, tree and table: once per profile for all sessions
 settings = chat.settings_from(st.secrets)  # read on every run, never kept in the session
 
 st.title(":material/local_fire_department: explainer", anchor=False)
@@ -48,19 +51,23 @@ with tabs["Ask"]:
     sandwich.answer_button(st, state)
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
 with tabs["Flame graph"]:
-    data = cache.SHARED.derived(page.profile, "flame", lambda: flamegraph.flame_data(page.profile))
+    data = flamegraph.shared(page.profile)
     flamegraph.show(
         st, state, page.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
     )
+# the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
+# grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
 with tabs["Top functions"]:
-    frame = cache.SHARED.derived(page.profile, "table", lambda: views.function_table(summary))
-    pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
-    views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
+    if tabs["Top functions"].open is not False:
+        frame = views.shared_table(summary)
+        pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
+        views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
 with tabs[sandwich.TAB]:
-    if tabs[sandwich.TAB].open is not False:  # built when looked at: a big profile's sandwich takes a second
+    if tabs[sandwich.TAB].open is not False:
         sandwich.show(st, state, summary)
 with tabs["Call chain"]:
-    views.heaviest_chain(st, summary)
+    if tabs["Call chain"].open is not False:
+        views.heaviest_chain(st, summary)
 if page.baseline is not None:
     with tabs[diffview.TAB]:
         if tabs[diffview.TAB].open is not False:

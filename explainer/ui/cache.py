@@ -2,8 +2,9 @@
 
 Streamlit runs every session in one process, and without sharing each new session on the same
 500k-stack profile would read it again, summarise it twice and build its call tree (seconds, and
-~190 MiB each). Here a profile is read once per *content* and its derived data (summary, flame
-graph, table) is made once per profile object, in one bounded LRU.
+~190 MiB each). Here a profile is read once per *content* and its derived data (summary, the
+chat's prepared context, flame graph, table) is made once per profile object, in one bounded LRU;
+``explainer app FILE`` fills it for FILE while the server starts (:mod:`explainer.ui.serve`).
 
 Why this cannot leak one user's data to another: a profile is found only by the key of the
 bytes and the read options that produced it (sha256 digest, options, file name, kind), so a
@@ -16,13 +17,16 @@ Everything kept is immutable (profiles, summaries, trees); per-session state sta
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from explainer.analysis.summary import Summary, summarize
+from explainer.explain.context import ProfileContext
 from explainer.model import Profile
+from explainer.readers.limits import Data
 
 T = TypeVar("T")
 MAX_PROFILES = 4
@@ -43,6 +47,8 @@ class SharedCache:
         # id(profile) -> (the profile, which keeps the id from being reused, and its derived data)
         self._derived: OrderedDict[int, tuple[Profile, dict[str, Any]]] = OrderedDict()
         self._making: dict[Hashable, threading.Lock] = {}
+        # (path, options, file version) -> input key: a file named on the command line is hashed once
+        self._file_keys: OrderedDict[Hashable, tuple[Hashable, ...]] = OrderedDict()
 
     def profile(self, key: Hashable, read: Callable[[], Profile]) -> Profile:
         """The profile read from the input named by ``key`` (``read()`` on the first call only)."""
@@ -59,6 +65,33 @@ class SharedCache:
                 self._profiles.popitem(last=False)
 
         return self._once(("profile", key), find, read, store)
+
+    def file_profile(
+        self, path: str, options: Hashable, read: Callable[[], Data], parse: Callable[[Data], Profile]
+    ) -> Profile:
+        """The profile of the file at ``path``, keyed by its content's digest like any input.
+
+        Every new session opens on the command line's file; hashing its bytes each time costs a
+        read and a digest (70 ms at 30 MB), so the digest is remembered per file version (device,
+        inode, size, modification time in ns). A file replaced or rewritten is a new version, read
+        and hashed again; only after an eviction is a known version read again, to parse it.
+        """
+        try:
+            st = os.stat(path)
+            version: Hashable = (path, options, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            version = None  # no such file: `read` says so in its own words
+        with self._lock:
+            key = self._file_keys.get(version) if version is not None else None
+        if key is not None:
+            return self.profile(key, lambda: parse(read()))
+        data = read()
+        key = input_key(data, options, path, "file")
+        with self._lock:
+            self._file_keys[version] = key
+            while len(self._file_keys) > self.max_profiles:
+                self._file_keys.popitem(last=False)
+        return self.profile(key, lambda: parse(data))
 
     def derived(self, profile: Profile, name: str, make: Callable[[], T]) -> T:
         """``make()`` once per (profile object, name) across sessions."""
@@ -111,9 +144,10 @@ class SharedCache:
         with self._lock:
             self._profiles.clear()
             self._derived.clear()
+            self._file_keys.clear()
 
 
-def input_key(data: bytes, *parts: Hashable) -> tuple[Hashable, ...]:
+def input_key(data: bytes | bytearray, *parts: Hashable) -> tuple[Hashable, ...]:
     """The key of an input: its content digest plus everything else that shapes the profile read."""
     return (hashlib.sha256(data).hexdigest(), *parts)
 
@@ -125,3 +159,13 @@ SHARED = SharedCache()
 def summary(profile: Profile) -> Summary:
     """The profile's summary with default options, made once for the page and every chat of it."""
     return SHARED.derived(profile, "summary", lambda: summarize(profile))
+
+
+def context(profile: Profile) -> ProfileContext:
+    """The chat's prepared context of the profile (no baseline), shared by every session's conversations.
+
+    It holds only immutable analysis (summary, reading, name indexes) and memos of pure look-ups
+    (chains, sandwiches), so sharing it costs no isolation; a session's chat history and topic
+    stay in its own :class:`~explainer.explain.Conversation`.
+    """
+    return SHARED.derived(profile, "context", lambda: ProfileContext(profile, summary=summary(profile)).prepare())

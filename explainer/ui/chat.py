@@ -17,6 +17,7 @@ from explainer.explain import Answer, Conversation, LlmSettings
 from explainer.explain.safety import defang_images
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.ui.cache import context as shared_context
 from explainer.ui.cache import summary as shared_summary
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData, Turn
@@ -208,6 +209,7 @@ def conversation(
             mode="llm" if mode == MODEL else "offline",
             baseline=baseline,
             summary=shared_summary(profile),  # the page's, not a second analysis per session
+            context=None if baseline is not None else shared_context(profile),  # prepared once for all sessions
         )
     return Keyed(state.conversations[mode], settings)
 

@@ -112,6 +112,13 @@ def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
     return FlameData(tree, data, raw, int(tree.total[is_other].sum()), int(is_other.sum()))
 
 
+def shared(profile: Profile) -> FlameData:
+    """The profile's flame graph data, made once for every session (:mod:`explainer.ui.cache`)."""
+    from explainer.ui.cache import SHARED
+
+    return SHARED.derived(profile, "flame", lambda: flame_data(profile))
+
+
 def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The payload of :func:`payload` for the tree of both profiles, with each side's values per node."""
     data, raw = payload(diff.tree, diff.name_count)

@@ -144,22 +144,31 @@ def _uploaded_profile(
     return loaded.profile, ""
 
 
+def open_file(path: str, options: ReadOptions) -> Profile:
+    """The file named on the command line, read once per content for every session (and by the warm-up)."""
+    return SHARED.file_profile(
+        path, options, lambda: read_file_bytes(path, options), lambda data: read_bytes(data, options, location=path)
+    )
+
+
+def start_file(argv: list[str], secrets: Any = None) -> Profile:
+    """The profile named on the command line, else the demo; shared by every session (and the warm-up)."""
+    if argv:
+        return open_file(argv[0], app_options(secrets))
+    return SHARED.profile(("demo",), demo_profile)
+
+
 def start_profile(state: SessionData, argv: list[str], errors: list[str], secrets: Any = None) -> tuple[Profile, str]:
     """The profile a session opens on: ``streamlit run app.py -- FILE`` if given, else the demo.
 
     Read once per content for all sessions (:mod:`explainer.ui.cache`), as uploads are.
     """
     if state.demo is None:
-        if argv:
-            try:
-                options = app_options(secrets)
-                data = read_file_bytes(argv[0], options)
-                key = input_key(bytes(data), options, argv[0], "file")
-                state.demo = SHARED.profile(key, lambda: read_bytes(data, options, location=argv[0]))
-            except Exception as exc:  # a bad path on the command line: say so and open the demo
-                state.start_error = f"{clean(argv[0], 120)}: {friendly(exc)}"
-        if state.demo is None:
-            state.demo = SHARED.profile(("demo",), demo_profile)
+        try:
+            state.demo = start_file(argv, secrets)
+        except Exception as exc:  # a bad path on the command line: say so and open the demo
+            state.start_error = f"{clean(argv[0], 120)}: {friendly(exc)}" if argv else friendly(exc)
+            state.demo = start_file([])
     if state.start_error:
         errors.append(state.start_error)
     label = DEMO if state.demo.source.kind == "demo" else clean(Path(state.demo.source.location).name, 120)

@@ -3,8 +3,9 @@
 Nothing here is module-global and mutable: Streamlit runs every session's script in the
 same process, so a module-level dict keyed by anything a session does not hold would leak one
 user's profile into another user's page. The immutable analysis of a profile (the profile read,
-its summary, call tree and table) is shared in :mod:`explainer.ui.cache`, found only by the
-input's content or the profile object; what a session does (chat, focus, zoom) lives here.
+its summary, chat context, call tree and table) is shared in :mod:`explainer.ui.cache`, found
+only by the input's content or the profile object; what a session does (chat, focus, zoom) lives
+here.
 
 Secrets never live here: API keys come from ``st.secrets``/the environment on every run, and
 Pyroscope credentials stay in their password widgets only.

@@ -75,6 +75,13 @@ def function_table(summary: Summary) -> pd.DataFrame:
     return frame.sort_values(["self %", "total %"], ascending=False, kind="stable").reset_index(drop=True)
 
 
+def shared_table(summary: Summary) -> pd.DataFrame:
+    """:func:`function_table` of the summary's profile, made once for every session."""
+    from explainer.ui.cache import SHARED
+
+    return SHARED.derived(summary.profile, "table", lambda: function_table(summary))
+
+
 def search(frame: pd.DataFrame, query: str) -> pd.DataFrame:
     """Rows whose name or meaning contains ``query`` (case-insensitive, plain text, no regex)."""
     q = query.strip().lower()
