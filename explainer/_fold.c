@@ -11,6 +11,7 @@
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
  * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets.
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
+ * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
  *
  * Frames are uint16 or int32 (the caller passes the width, 2 or 4): every loop over frames is in
  * _fold_kernels.h, compiled once per width. Each function has a numpy twin in Python
@@ -120,6 +121,81 @@ enum { MISSING = -1, INLINED = -2 };
 
 /* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
 typedef struct { int64_t total, stamp; } tally;
+
+/* The walk a call tree is grown from (analysis/tree.py::Walk) and the sizes it is read with. */
+typedef struct {
+    const int64_t *starts, *lengths, *values;
+    int64_t step, width;  /* width: n_names + 1, so (node, frame) is one key */
+    Py_ssize_t n_names;
+} grow_walk;
+
+/* One level's groups: an open-addressing table from key to entry, and each entry's sums. */
+typedef struct {
+    int64_t *slot_key; int32_t *slot_entry;
+    Py_ssize_t slots, slots_cap;  /* slots in use this level, a power of two; slots allocated */
+    int64_t *key, *total, *self; Py_ssize_t n, cap;
+} keyed;
+
+#define GROW_BLOCK 16
+typedef struct {
+    Py_ssize_t *active; Py_ssize_t n_active;  /* the walk items still growing, in order */
+    int64_t *node_of;  /* each walk item's node at the depth before */
+    int32_t *entry_of;  /* each active item's group at this depth */
+    int32_t *col;  /* each active item's column in the tile of this block of depths */
+    Py_ssize_t tile_width;  /* the tile's columns: the items active when the block began */
+    keyed keys;
+} grow_state;
+
+/* Slots for a level of `items` walk items: few at first (the groups are often far fewer than the
+ * stacks, and a small table stays in cache), doubled whenever half are taken. */
+static int keyed_slots(keyed *k, Py_ssize_t want) {
+    if (want > k->slots_cap) {
+        PyMem_Free(k->slot_key); PyMem_Free(k->slot_entry);
+        k->slot_key = PyMem_Malloc((size_t)want * 8); k->slot_entry = PyMem_Malloc((size_t)want * 4);
+        k->slots_cap = want;
+        if (!k->slot_key || !k->slot_entry) { k->slots_cap = 0; PyErr_NoMemory(); return -1; }
+    }
+    k->slots = want;
+    memset(k->slot_entry, -1, (size_t)want * 4);  /* -1 in every byte: -1 */
+    return 0;
+}
+
+static void keyed_place(keyed *k, int64_t key, int32_t e) {
+    Py_ssize_t mask = k->slots - 1, i = (Py_ssize_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (k->slot_entry[i] >= 0) i = (i + 1) & mask;
+    k->slot_key[i] = key; k->slot_entry[i] = e;
+}
+
+static int keyed_reset(keyed *k, Py_ssize_t items) {
+    if (items > k->cap) {
+        PyMem_Free(k->key); PyMem_Free(k->total); PyMem_Free(k->self);
+        k->key = PyMem_Malloc((size_t)items * 8); k->total = PyMem_Malloc((size_t)items * 8);
+        k->self = PyMem_Malloc((size_t)items * 8);
+        k->cap = items;
+        if (!k->key || !k->total || !k->self) { k->cap = 0; PyErr_NoMemory(); return -1; }
+    }
+    k->n = 0;
+    return keyed_slots(k, 1024);
+}
+
+/* The entry of key, made (with zero sums) on first sight; -1 when out of memory. Keys are >= 0,
+ * and a level never has more groups than items (the entry arrays are sized for those). */
+static int32_t keyed_find(keyed *k, int64_t key) {
+    Py_ssize_t mask = k->slots - 1, i = (Py_ssize_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (k->slot_entry[i] >= 0) {
+        if (k->slot_key[i] == key) return k->slot_entry[i];
+        i = (i + 1) & mask;
+    }
+    int32_t e = (int32_t)k->n++;
+    k->key[e] = key; k->total[e] = 0; k->self[e] = 0;
+    if (2 * k->n > k->slots) {  /* half full: double, and place every key again */
+        if (keyed_slots(k, k->slots * 2)) return -1;
+        for (Py_ssize_t x = 0; x < k->n; x++) keyed_place(k, k->key[x], (int32_t)x);
+    } else {
+        k->slot_key[i] = key; k->slot_entry[i] = e;
+    }
+    return e;
+}
 
 #define FT uint16_t
 #define SUFFIX u16
@@ -324,7 +400,142 @@ done:
     return result;
 }
 
+typedef struct { int64_t *func, *parent, *depth, *self, *total; Py_ssize_t n, cap; } node_table;
+
+static int add_node(node_table *t, int64_t func, int64_t parent, int64_t depth, int64_t self, int64_t total) {
+    if (t->n == t->cap) {
+        Py_ssize_t cap = t->cap ? t->cap * 2 : 1024;
+        int64_t **cols[] = {&t->func, &t->parent, &t->depth, &t->self, &t->total};
+        for (int c = 0; c < 5; c++) {
+            int64_t *grown = PyMem_Realloc(*cols[c], (size_t)cap * 8);
+            if (!grown) { PyErr_NoMemory(); return -1; }
+            *cols[c] = grown;
+        }
+        t->cap = cap;
+    }
+    t->func[t->n] = func; t->parent[t->n] = parent; t->depth[t->n] = depth; t->self[t->n] = self; t->total[t->n] = total;
+    t->n++;
+    return 0;
+}
+
+typedef struct { int64_t key; int32_t entry; } ranked_key;
+
+static int by_key(const void *a, const void *b) {
+    int64_t x = ((const ranked_key *)a)->key, y = ((const ranked_key *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static int by_value(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* After a level is grouped: the groups in key order (as numpy's unique gives them), those that can
+ * still be among the `bound` widest kept as nodes, and the walk items that grow on. */
+static int close_level(grow_state *g, const grow_walk *w, int64_t d, Py_ssize_t bound, int64_t *widest,
+                       Py_ssize_t *n_widest, node_table *nodes) {
+    keyed *k = &g->keys;
+    Py_ssize_t n = k->n;
+    ranked_key *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(ranked_key));
+    int64_t *id_of = PyMem_Malloc((size_t)(n ? n : 1) * 8);
+    if (!order || !id_of) { PyMem_Free(order); PyMem_Free(id_of); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t e = 0; e < n; e++) order[e] = (ranked_key){k->key[e], (int32_t)e};
+    qsort(order, (size_t)n, sizeof(ranked_key), by_key);
+    int bounded = bound > 0 && *n_widest >= bound;
+    int64_t least = bounded ? widest[*n_widest - bound] : 0;  /* the bound-th widest so far */
+    Py_ssize_t before = *n_widest;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        int32_t e = order[r].entry;
+        id_of[e] = -1;
+        if (bounded && k->total[e] < least) continue;  /* provably outside the widest: left out */
+        id_of[e] = nodes->n;
+        if (add_node(nodes, k->key[e] % w->width, k->key[e] / w->width, d + 1, k->self[e], k->total[e])) goto fail;
+        if (bound > 0) widest[(*n_widest)++] = k->total[e];
+    }
+    if (bound > 0 && *n_widest > before) {  /* keep the bound widest totals seen, ascending */
+        qsort(widest, (size_t)*n_widest, 8, by_value);
+        if (*n_widest > bound) {
+            memmove(widest, widest + (*n_widest - bound), (size_t)bound * 8);
+            *n_widest = bound;
+        }
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t a = 0; a < g->n_active; a++) {
+        Py_ssize_t j = g->active[a];
+        int64_t id = id_of[g->entry_of[a]];
+        g->node_of[j] = id;
+        if (id >= 0 && w->lengths[j] != d + 1) { g->col[kept] = g->col[a]; g->active[kept++] = j; }
+    }
+    g->n_active = kept;
+    PyMem_Free(order); PyMem_Free(id_of);
+    return 0;
+fail:
+    PyMem_Free(order); PyMem_Free(id_of);
+    return -1;
+}
+
+/* grow_tree(frames, starts int64, lengths int64, values int64, step, n_names, bound, width)
+ * -> (func, parent, depth, self, total) int64 bytes: analysis/tree.py::_grow, in C. */
+static PyObject *grow_tree(PyObject *self, PyObject *args) {
+    Py_buffer fr, st, ln, vl;
+    long long step;
+    Py_ssize_t n_names, bound;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*Lnni", &fr, &st, &ln, &vl, &step, &n_names, &bound, &width)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t m = vl.len / 8;
+    grow_walk w = {st.buf, ln.buf, vl.buf, step, (int64_t)n_names + 1, n_names};
+    grow_state g = {0};
+    node_table nodes = {0};
+    int64_t *widest = NULL;
+    void *tile = NULL;
+    if (frame_width(width)) goto done;
+    if (st.len / 8 != m || ln.len / 8 != m || n_names < 0 || bound < 0 || (step != 1 && step != -1)) {
+        PyErr_SetString(PyExc_ValueError, "bad walk");
+        goto done;
+    }
+    size_t room = (size_t)(m ? m : 1);
+    g.active = PyMem_Malloc(room * sizeof(Py_ssize_t));
+    g.node_of = PyMem_Calloc(room, 8);  /* every walk item starts at the root, node 0 */
+    g.entry_of = PyMem_Malloc(room * 4);
+    g.col = PyMem_Malloc(room * 4);
+    tile = PyMem_Malloc(room * GROW_BLOCK * (size_t)width);
+    widest = PyMem_Malloc((size_t)(bound + m + 1) * 8);
+    if (!g.active || !g.node_of || !g.entry_of || !g.col || !tile || !widest) { PyErr_NoMemory(); goto done; }
+    int64_t grand = 0;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        grand += w.values[j];
+        if (w.lengths[j] > 0) g.active[g.n_active++] = j;
+    }
+    if (add_node(&nodes, -1, -1, 0, 0, grand)) goto done;
+    Py_ssize_t n_widest = 0;
+    for (int64_t d = 0; g.n_active; d++) {
+        int bad;
+        if (d % GROW_BLOCK == 0) {
+            bad = width == 2 ? grow_tile_u16(fr.buf, fr.len / 2, &w, d, &g, tile)
+                             : grow_tile_i32(fr.buf, fr.len / 4, &w, d, &g, tile);
+            if (bad) goto done;
+        }
+        Py_ssize_t row = (d % GROW_BLOCK) * g.tile_width;
+        bad = width == 2 ? grow_level_u16((const uint16_t *)tile + row, &w, d, &g)
+                         : grow_level_i32((const int32_t *)tile + row, &w, d, &g);
+        if (bad || close_level(&g, &w, d, bound, widest, &n_widest, &nodes)) goto done;
+    }
+    Py_ssize_t b = nodes.n * 8;
+    result = Py_BuildValue("(y#y#y#y#y#)", (char *)nodes.func, b, (char *)nodes.parent, b, (char *)nodes.depth, b,
+                           (char *)nodes.self, b, (char *)nodes.total, b);
+done:
+    PyMem_Free(g.active); PyMem_Free(g.node_of); PyMem_Free(g.entry_of); PyMem_Free(g.col); PyMem_Free(tile);
+    PyMem_Free(g.keys.slot_key); PyMem_Free(g.keys.slot_entry);
+    PyMem_Free(g.keys.key); PyMem_Free(g.keys.total); PyMem_Free(g.keys.self);
+    PyMem_Free(nodes.func); PyMem_Free(nodes.parent); PyMem_Free(nodes.depth); PyMem_Free(nodes.self);
+    PyMem_Free(nodes.total); PyMem_Free(widest);
+    PyBuffer_Release(&fr); PyBuffer_Release(&st); PyBuffer_Release(&ln); PyBuffer_Release(&vl);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"grow_tree", grow_tree, METH_VARARGS, "The call tree's nodes, depth by depth, without the provably narrow."},
     {"samples_apart", samples_apart, METH_VARARGS, "The Profile without its samples, and the sample count."},
     {"fold_samples", fold_samples, METH_VARARGS, "Decode a Profile's raw samples into root-first frames."},
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},

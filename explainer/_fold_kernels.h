@@ -272,6 +272,43 @@ bad_id:
     return -1;
 }
 
+/* The next GROW_BLOCK frames of every active walk item, depth-major (one row per depth): each
+ * depth then reads its row in order instead of one cache line per stack from all over the frames. */
+static int K(grow_tile)(const FT *f, Py_ssize_t n_frames, const grow_walk *w, int64_t d0, grow_state *g, FT *tile) {
+    Py_ssize_t m = g->n_active;
+    for (Py_ssize_t a = 0; a < m; a++) {
+        Py_ssize_t j = g->active[a];
+        int64_t rows = w->lengths[j] - d0 < GROW_BLOCK ? w->lengths[j] - d0 : GROW_BLOCK;
+        for (int64_t dd = 0; dd < rows; dd++) {
+            int64_t p = w->starts[j] + w->step * (d0 + dd);
+            if (p < 0 || p >= n_frames || (uint32_t)f[p] >= (uint32_t)w->n_names) {
+                PyErr_SetString(PyExc_ValueError, "bad frame id or walk");
+                return -1;
+            }
+            tile[dd * m + a] = f[p];
+        }
+        g->col[a] = (int32_t)a;
+    }
+    g->tile_width = m;
+    return 0;
+}
+
+/* One depth of the call tree's breadth-first build (analysis/tree.py::_grow): the (parent node,
+ * frame) of every active walk item, grouped by a hash table, not by sorting every item's key. */
+static int K(grow_level)(const FT *row, const grow_walk *w, int64_t d, grow_state *g) {
+    Py_ssize_t m = g->n_active;
+    if (keyed_reset(&g->keys, m)) return -1;
+    for (Py_ssize_t a = 0; a < m; a++) {
+        Py_ssize_t j = g->active[a];
+        int32_t e = keyed_find(&g->keys, g->node_of[j] * w->width + row[g->col[a]]);
+        if (e < 0) return -1;
+        g->entry_of[a] = e;
+        g->keys.total[e] += w->values[j];
+        if (w->lengths[j] == d + 1) g->keys.self[e] += w->values[j];
+    }
+    return 0;
+}
+
 #undef K
 #undef K2
 #undef K_

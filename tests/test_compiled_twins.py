@@ -219,3 +219,48 @@ def test_batched_chains_equal_one_at_a_time_and_say_none_for_absent_targets() ->
         assert batched[fid] == chain.heaviest_chain(profile, stats, fid), name
     assert batched[len(profile.names) + 3] is None
     assert [s.name for s in batched[ids["x"]].steps] == ["main", "a", "x"]  # type: ignore[union-attr, index]
+
+
+def assert_trees_agree(profile: Profile) -> None:
+    """The C tree grower gives the numpy twin's nodes, in the same order, for every walk and budget."""
+    from explainer.analysis import sandwich, tree
+
+    stats = functions.function_stats(profile)
+    walks = [tree.whole(profile)]
+    for fid in stats.present[:3].tolist():
+        walks += sandwich.sandwich_walks(profile, fid)
+    for walk in walks:
+        for bound in (None, 1, 3, 50):
+            fast, slow = tree._grow(profile, bound, walk), tree._grow_numpy(profile, bound, walk)
+            assert all(np.array_equal(a, b) for a, b in zip(fast, slow, strict=True)), (walk.step, bound)
+
+
+@settings(max_examples=200, deadline=None)
+@given(stacks_strategy)
+def test_the_compiled_tree_grower_matches_numpy(stacks: list[tuple[list[str], int]]) -> None:
+    profile = build(stacks)
+    assert_trees_agree(profile)
+    assert_trees_agree(widened(profile))
+
+
+def test_the_compiled_tree_grower_matches_numpy_on_the_real_corpus(real_dir) -> None:  # type: ignore[no-untyped-def]
+    checked = 0
+    for path in sorted(p for p in real_dir.rglob("*") if p.is_file() and p.suffix not in (".md", ".txt")):
+        try:
+            profile = read_path(path)
+        except ExplainerError:
+            continue
+        if profile.stack_count and profile.stack_count < 50_000:
+            assert_trees_agree(profile)
+            checked += 1
+    assert checked >= 10
+
+
+def test_a_tree_walk_outside_the_frames_is_a_value_error() -> None:
+    frames = np.array([0, 1, 0], dtype=np.uint16)
+    ones = np.ones(1, dtype=np.int64)
+    for starts, lengths, step in ((np.array([2]), np.array([2]), 1), (np.array([0]), np.array([2]), -1)):
+        with pytest.raises(ValueError, match="walk"):
+            FOLD.grow_tree(frames, starts.astype(np.int64), lengths.astype(np.int64), ones, step, 2, 0, 2)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.grow_tree(frames, np.array([0]), np.array([3]), ones, 1, 1, 0, 2)

@@ -19,6 +19,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from explainer.analysis.functions import _fold
 from explainer.model import OTHER, IntArray, Profile
 
 DEFAULT_MAX_NODES = 8192
@@ -110,6 +111,23 @@ def whole(profile: Profile) -> Walk:
 
 def _grow(profile: Profile, bound_of: int | None, walk: Walk) -> tuple[np.ndarray, ...]:
     """Every node of the full tree, except those provably outside the ``bound_of`` widest."""
+    if _fold is not None:  # the same nodes in the same order, grouped by hashing in C
+        out = _fold.grow_tree(
+            profile.frames,
+            np.ascontiguousarray(walk.starts, dtype=np.int64),
+            np.ascontiguousarray(walk.lengths, dtype=np.int64),
+            np.ascontiguousarray(profile.values[walk.stacks], dtype=np.int64),
+            walk.step,
+            len(profile.names),
+            bound_of or 0,
+            profile.frames.itemsize,
+        )
+        return tuple(np.frombuffer(column, dtype=np.int64) for column in out)
+    return _grow_numpy(profile, bound_of, walk)
+
+
+def _grow_numpy(profile: Profile, bound_of: int | None, walk: Walk) -> tuple[np.ndarray, ...]:
+    """:func:`_grow`'s numpy twin: one ``np.unique`` per depth."""
     width = len(profile.names) + 1
     frames, values = profile.frames, profile.values[walk.stacks]
     starts, lengths = walk.starts, walk.lengths
