@@ -6,9 +6,10 @@ files and Pyroscope responses into one immutable :class:`~explainer.model.Profil
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from explainer.errors import ExplainerError
+from explainer.lazy import face
 
 if TYPE_CHECKING:
     from explainer.model import Profile, SampleType
@@ -19,11 +20,5 @@ __all__ = ["ExplainerError", "Profile", "SampleType", "__version__"]
 
 
 if not TYPE_CHECKING:  # for mypy the names are the imports above
-
-    def __getattr__(name: str) -> Any:
-        # the model imports numpy: `import explainer` (every command, `--help` too) must not
-        if name in ("Profile", "SampleType"):
-            from explainer import model
-
-            return getattr(model, name)
-        raise AttributeError(f"module 'explainer' has no attribute {name!r}")
+    # the model imports numpy: `import explainer` (every command, `--help` too) must not
+    __getattr__ = face(__name__, dict.fromkeys(("Profile", "SampleType"), "model"))

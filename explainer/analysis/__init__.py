@@ -6,8 +6,9 @@ The face is lazy: ``explainer analyze`` needs the functions and the chain, not t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from explainer.lazy import face
 
 if TYPE_CHECKING:
     from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, top
@@ -22,9 +23,4 @@ __all__ = ["CallTree", "FunctionStats", "TopList", "TopRow", "build_tree", "func
 
 
 if not TYPE_CHECKING:  # for mypy the names are the imports above
-
-    def __getattr__(name: str) -> Any:
-        module = _WHERE.get(name)
-        if module is None:
-            raise AttributeError(f"module 'explainer.analysis' has no attribute {name!r}")
-        return getattr(importlib.import_module(f"explainer.analysis.{module}"), name)
+    __getattr__ = face(__name__, _WHERE)

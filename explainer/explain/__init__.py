@@ -14,9 +14,10 @@ Nothing here imports LangChain or the openai client until a model is actually us
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from explainer.explain.llm.settings import LlmSettings
+from explainer.lazy import face
 
 if TYPE_CHECKING:
     from explainer.explain.conversation import Answer, Conversation, Verification
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["Answer", "Conversation", "LlmSettings", "Verification"]
 
 
-def __getattr__(name: str) -> Any:
+if not TYPE_CHECKING:  # for mypy the names are the imports above
     # Conversation pulls in langchain-core for its message types; keep `import explainer.explain` cheap
-    if name in ("Answer", "Conversation", "Verification"):
-        from explainer.explain import conversation
-
-        return getattr(conversation, name)
-    raise AttributeError(f"module 'explainer.explain' has no attribute {name!r}")
+    __getattr__ = face(__name__, dict.fromkeys(("Answer", "Conversation", "Verification"), "conversation"))

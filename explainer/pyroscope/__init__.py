@@ -9,8 +9,9 @@ auth       basic auth, bearer token, tenant; secrets masked everywhere
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from explainer.lazy import face
 
 if TYPE_CHECKING:
     from explainer.pyroscope.auth import Credentials, credentials_from, split_url
@@ -64,9 +65,4 @@ __all__ = [
 
 
 if not TYPE_CHECKING:  # for mypy the names are the imports above
-
-    def __getattr__(name: str) -> Any:
-        module = _WHERE.get(name)
-        if module is None:
-            raise AttributeError(f"module 'explainer.pyroscope' has no attribute {name!r}")
-        return getattr(importlib.import_module(f"explainer.pyroscope.{module}"), name)
+    __getattr__ = face(__name__, _WHERE)
