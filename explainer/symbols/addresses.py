@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from explainer.symbols import cpp, gpu
-from explainer.symbols.model import Symbol, make
+from explainer.symbols.model import Symbol, make, restated
 
 _ADDRESS = re.compile(r"^(?:0x)?[0-9a-fA-F]{6,16}$|^0x[0-9a-fA-F]+$")
 _LIB_OFFSET = re.compile(r"^(?P<lib>[\w.+-]+|\[[\w.-]+\])\+0x[0-9a-fA-F]+$")
@@ -61,16 +61,6 @@ def _library_symbol(n: str, lib: str, sym: str) -> Symbol:
     if "::" in sym:
         inner = cpp.name(sym, raw=n)
         meaning = f"{inner.meaning.rstrip('.')}, in the native library {lib}."
-        return make(
-            n,
-            inner.kind,
-            meaning,
-            "cpp",
-            owner=inner.owner,
-            member=inner.member,
-            package=lib,
-            type=inner.type,
-            params=inner.params,
-        )
+        return restated(n, inner, meaning, "cpp", package=lib)
     language = "cuda" if gpu.is_gpu_library(lib) else "c"
     return make(n, "native", f"{sym}, a native function in {lib}.", language, member=sym, package=lib)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from explainer.symbols.demangle import demangle
-from explainer.symbols.model import Symbol, make
+from explainer.symbols.model import Symbol, make, restated
 from explainer.symbols.paths import split_path, strip_generics
 
 _MANGLED = re.compile(r"^_Z[A-Za-z0-9_.$]+$")
@@ -67,17 +67,7 @@ def _mangled(n: str, hint: str) -> Symbol:
     if text is None:
         return make(n, "native", f"a mangled C++ name ({n[:60]}) that could not be demangled here.", "cpp", member=n)
     inner = name(text, raw=n)
-    return make(
-        n,
-        inner.kind,
-        f"{inner.meaning.rstrip('.')} (demangled from {n[:40]}).",
-        "cpp",
-        owner=inner.owner,
-        member=inner.member,
-        package=inner.package,
-        type=inner.type,
-        params=inner.params,
-    )
+    return restated(n, inner, f"{inner.meaning.rstrip('.')} (demangled from {n[:40]}).", "cpp")
 
 
 def name(text: str, *, raw: str, ambiguous: bool = False) -> Symbol:

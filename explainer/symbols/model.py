@@ -83,6 +83,14 @@ def make(raw: str, kind: str, meaning: str, language: str = "", **parts: str | i
     )
 
 
+def restated(raw: str, inner: Symbol, meaning: str, language: str, **parts: str | int | bool) -> Symbol:
+    """``inner`` (a label decoded from inside ``raw``: a demangled name, a located function's
+    path) told again as ``raw``: its kind and its qualified parts, a new meaning, and ``parts``
+    (a file and line, the library it is in) over the inner ones."""
+    named = {k: getattr(inner, k) for k in ("owner", "member", "package", "type", "closure", "params")}
+    return make(raw, inner.kind, meaning, language, **{**named, **parts})
+
+
 def article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 

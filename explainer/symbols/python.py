@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from explainer.symbols import located
-from explainer.symbols.model import Symbol, article, at_line, make
+from explainer.symbols.model import Symbol, article, at_line, make, restated
 
 _SEPARATORS = (" > ", " / ")
 _CPYTHON = re.compile(
@@ -57,19 +57,8 @@ def _located(n: str, loc: located.Located) -> Symbol:
         owner, _, member = loc.func.rpartition(".")
         inner = member_of(loc.func, owner, member)
     if inner is not None:
-        return make(
-            n,
-            inner.kind,
-            f"{inner.meaning.rstrip('.')}{where}.",
-            "python",
-            owner=inner.owner,
-            member=inner.member,
-            package=module,
-            type=inner.type,
-            file=loc.file,
-            line=loc.line,
-            closure=inner.closure,
-        )
+        meaning = f"{inner.meaning.rstrip('.')}{where}."
+        return restated(n, inner, meaning, "python", package=module, file=loc.file, line=loc.line)
     meaning = f"Python function {loc.func}{where}."
     return make(n, "function", meaning, "python", member=loc.func, package=module, file=loc.file, line=loc.line)
 

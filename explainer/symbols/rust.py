@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from explainer.symbols import located
-from explainer.symbols.model import Symbol, at_line, make
+from explainer.symbols.model import Symbol, at_line, make, restated
 from explainer.symbols.paths import split_path, strip_generics
 
 _HASH = re.compile(r"::h[0-9a-f]{16}$")
@@ -104,20 +104,7 @@ def _located(n: str, loc: located.Located) -> Symbol:
         return make(
             n, "function", f"Rust function {loc.func}{where}.", "rust", member=loc.func, file=loc.file, line=loc.line
         )
-    return make(
-        n,
-        inner.kind,
-        f"{inner.meaning.rstrip('.')}{where}.",
-        "rust",
-        owner=inner.owner,
-        member=inner.member,
-        package=inner.package,
-        type=inner.type,
-        file=loc.file,
-        line=loc.line,
-        closure=inner.closure,
-        params=inner.params,
-    )
+    return restated(n, inner, f"{inner.meaning.rstrip('.')}{where}.", "rust", file=loc.file, line=loc.line)
 
 
 def path(n: str) -> Symbol:
