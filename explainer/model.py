@@ -13,13 +13,16 @@ read-only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+T = TypeVar("T")
 IntArray = npt.NDArray[np.int64]
 FrameArray = npt.NDArray[np.integer[Any]]  # uint16 or int32: see frame_dtype
 
@@ -129,6 +132,31 @@ class Profile:
             return self.names.index(name)
         except ValueError:
             return None
+
+
+class PerProfile(Generic[T]):
+    """``fn(profile)`` worked out once per profile object and forgotten with it: a profile is
+    immutable, so what is derived from it cannot change (the summary, the reading, the reports
+    and the chat ask for the same attribution, sites and semantics)."""
+
+    def __init__(self, fn: Callable[[Profile], T]) -> None:
+        self._fn = fn
+        self._known: weakref.WeakKeyDictionary[Profile, T] = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, profile: Profile) -> T:
+        if profile in self._known:
+            return self._known[profile]
+        value = self._known[profile] = self._fn(profile)
+        return value
+
+    def forget(self, profile: Profile) -> None:
+        """Work it out again next time (for tests that compare two ways of computing it)."""
+        self._known.pop(profile, None)
+
+
+def once_per_profile(fn: Callable[[Profile], T]) -> PerProfile[T]:
+    return PerProfile(fn)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +10,7 @@ from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.filters import focus, hide_trampolines, ignore
 from explainer.analysis.functions import FunctionStats, TopList, TopRow, function_stats, leaf_ids, ranked, top
 from explainer.errors import AnalysisError
-from explainer.model import Profile
+from explainer.model import Profile, once_per_profile
 from explainer.symbols.decode import unresolved
 
 
@@ -54,19 +53,10 @@ def apply_options(profile: Profile, options: Options) -> Profile:
     return profile
 
 
-_UNRESOLVED: weakref.WeakKeyDictionary[Profile, float] = weakref.WeakKeyDictionary()
-
-
+@once_per_profile
 def unresolved_share(profile: Profile) -> float:
     """Share of the total whose leaf frame is a raw address or an unknown frame (once per profile:
     the summary and the profile's semantics both ask, and each leaf name costs a decode)."""
-    known = _UNRESOLVED.get(profile)
-    if known is None:
-        known = _UNRESOLVED[profile] = _unresolved_share(profile)
-    return known
-
-
-def _unresolved_share(profile: Profile) -> float:
     if not profile.total:
         return 0.0
     leaves = leaf_ids(profile)

@@ -24,7 +24,6 @@ stack's end offset: one ``flatnonzero`` and one ``searchsorted`` per property.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,7 +33,7 @@ import numpy.typing as npt
 from explainer import units
 from explainer.analysis.functions import _fold, sum_by
 from explainer.knowledge.classify import ALLOCATOR, INTERPRETER, OTHER, UNRESOLVED, categories, label, traits
-from explainer.model import IntArray, Profile
+from explainer.model import IntArray, Profile, once_per_profile
 
 Mask = npt.NDArray[np.bool_]
 
@@ -175,15 +174,8 @@ def _attribute(profile: Profile) -> Attribution:
     return Attribution(np.frombuffer(raw_cat, dtype=np.int64), np.frombuffer(raw_site, dtype=np.int64))
 
 
-_CACHE: weakref.WeakKeyDictionary[Profile, Attribution] = weakref.WeakKeyDictionary()
-
-
-def attribute(profile: Profile) -> Attribution:
-    """Per-stack category and site, computed once per profile object."""
-    hit = _CACHE.get(profile)
-    if hit is None:
-        hit = _CACHE[profile] = _attribute(profile)
-    return hit
+attribute = once_per_profile(_attribute)
+"""Per-stack category and site, computed once per profile object."""
 
 
 def stack_categories(profile: Profile) -> list[str]:
@@ -206,15 +198,12 @@ def allocation_sites(profile: Profile, n: int = 10) -> list[Site]:
     return _all_sites(profile)[: max(n, 0)]
 
 
-_SITES: weakref.WeakKeyDictionary[Profile, list[Site]] = weakref.WeakKeyDictionary()
 _DENSE_KEYS = 1 << 22  # (site, category) pairs summed in a table up to 32 MiB, else sorted
 
 
+@once_per_profile
 def _all_sites(profile: Profile) -> list[Site]:
     """Every site, largest first (ties by name), computed once per profile: reports ask for several ``n``."""
-    hit = _SITES.get(profile)
-    if hit is not None:
-        return hit
     att = attribute(profile)
     ids = category_ids()
     keys = att.site_frame * len(ids) + att.stack_category
@@ -238,7 +227,6 @@ def _all_sites(profile: Profile) -> list[Site]:
         for k in order
         if sums[k] > 0
     ]
-    _SITES[profile] = sites
     return sites
 
 

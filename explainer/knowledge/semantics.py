@@ -8,14 +8,13 @@ subtracted, earlier allocations are missing), ``inuse_space`` is a snapshot of l
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 from explainer import units
 from explainer.analysis.summary import unresolved_share
 from explainer.knowledge.attribution import category_breakdown
 from explainer.knowledge.classify import ALLOCATOR, UNRESOLVED, lookup
-from explainer.model import Profile
+from explainer.model import Profile, once_per_profile
 
 UNRESOLVED_HIGH = 0.2  # the share of the total at which unresolved symbols change the reading
 
@@ -104,19 +103,10 @@ def _unresolved_caveat(profile: Profile, leaf_share: float) -> Caveat | None:
     )
 
 
-_KNOWN: weakref.WeakKeyDictionary[Profile, Semantics] = weakref.WeakKeyDictionary()
-
-
+@once_per_profile
 def semantics(profile: Profile) -> Semantics:
     """What ``profile``'s values mean and the caveats that apply to it (worked out once per profile:
     the reading and the report's scope both ask)."""
-    known = _KNOWN.get(profile)
-    if known is None:
-        known = _KNOWN[profile] = _semantics(profile)
-    return known
-
-
-def _semantics(profile: Profile) -> Semantics:
     st = profile.sample_type
     key = (st.type, st.unit)
     gpu = _has_cuda_frames(profile)
