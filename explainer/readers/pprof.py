@@ -212,12 +212,11 @@ def frame_budget(profile_bytes: int) -> int:
     return MAX_FRAMES_PER_BYTE * profile_bytes + 4096
 
 
-def _check_expansion(frames: int, max_frames: int) -> None:
-    if frames > max_frames:
-        raise SizeLimitError(
-            f"the samples expand to more than {max_frames:,} frames ({MAX_FRAMES_PER_BYTE} per byte of the "
-            "profile): its locations hold very many inlined lines"
-        )
+def _too_many_frames(max_frames: int) -> SizeLimitError:
+    return SizeLimitError(
+        f"the samples expand to more than {max_frames:,} frames ({MAX_FRAMES_PER_BYTE} per byte of the "
+        "profile): its locations hold very many inlined lines"
+    )
 
 
 _FOLD_ERRORS = {
@@ -249,7 +248,7 @@ def _fold_raw(
     if len(out) == 3 and isinstance(out[0], str):
         kind, i, _ = out
         if kind == "frames":
-            _check_expansion(max_frames + 1, max_frames)
+            raise _too_many_frames(max_frames)
         field, text = _FOLD_ERRORS[kind]
         raise ValidationError(text.format(n=n_types), field=field.format(i=i))
     offsets, frames, values = out
@@ -311,7 +310,8 @@ def _expand(
     loc_start = np.zeros(len(loc_frames) + 1, dtype=np.int64)
     np.cumsum(per_loc, out=loc_start[1:])
     counts = per_loc[reversed_locs]
-    _check_expansion(int(counts.sum()), max_frames)
+    if int(counts.sum()) > max_frames:
+        raise _too_many_frames(max_frames)
     frame_owner = np.repeat(np.arange(len(reversed_locs), dtype=np.int64), counts)
     out_offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=out_offsets[1:])
