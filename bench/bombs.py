@@ -14,13 +14,12 @@ import argparse
 import gzip
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 import zlib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling run.py
+from run import run_child
 
 WORK = Path(__file__).resolve().parent / ".work"
 TARGET_S, TARGET_MB = 2.0, 600.0
@@ -43,19 +42,8 @@ def bombs() -> dict[str, Path]:
 
 def run(path: Path) -> tuple[int, float, float]:
     """Exit status, wall seconds and peak RSS in MB of ``explainer analyze PATH``."""
-    exe = Path(sys.executable).parent / "explainer"
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen([str(exe), "analyze", str(path)], stdout=subprocess.DEVNULL, stderr=err)
-        timer = threading.Timer(60, proc.kill)
-        timer.start()
-        try:
-            _pid, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, wall, usage.ru_maxrss * 1024 / 1e6
+    child = run_child([str(Path(sys.executable).parent / "explainer"), "analyze", str(path)], timeout_s=60)
+    return child.status, child.wall_s, child.max_rss_kib * 1024 / 1e6
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -186,14 +186,25 @@ def ensure_profile(stacks: int, generator: Path) -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
-def run_once(cmd: list[str]) -> Run:
-    """Run cmd, return its wall time and peak RSS (ru_maxrss of this child alone, via wait4)."""
+@dataclass
+class Child:
+    status: int
+    wall_s: float
+    max_rss_kib: int  # ru_maxrss on Linux: the child and its waited-for descendants
+    stdout: bytes
+    stderr: bytes
+    load: float  # 1-minute load average when it started
+
+
+def run_child(cmd: list[str], timeout_s: float = CHILD_TIMEOUT_S) -> Child:
+    """Run cmd, killed after ``timeout_s``: its exit status, wall time, peak RSS (of this child alone,
+    via wait4) and output (bench/bombs.py measures refusals with it too)."""
     load = os.getloadavg()[0]
     # Output goes to files, not pipes: we reap the child with os.wait4, so nobody would drain a pipe.
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(CHILD_TIMEOUT_S, proc.kill)
+        timer = threading.Timer(timeout_s, proc.kill)
         timer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
@@ -203,12 +214,16 @@ def run_once(cmd: list[str]) -> Run:
         proc.returncode = os.waitstatus_to_exitcode(status)  # tell Popen the child is already reaped
         out.seek(0)
         err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if proc.returncode != 0:
-        last = stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-        raise BenchError(f"{Path(cmd[0]).name} exited {proc.returncode}: {last[0]}")
-    # ru_maxrss is in KiB on Linux; the kernel counts the child and its waited-for descendants.
-    return Run(wall, usage.ru_maxrss / 1024.0, stdout, load)
+        return Child(proc.returncode, wall, usage.ru_maxrss, out.read(), err.read(), load)
+
+
+def run_once(cmd: list[str]) -> Run:
+    """Run cmd, which must succeed: its wall time and peak RSS."""
+    child = run_child(cmd)
+    if child.status != 0:
+        last = child.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+        raise BenchError(f"{Path(cmd[0]).name} exited {child.status}: {last[0]}")
+    return Run(child.wall_s, child.max_rss_kib / 1024.0, child.stdout, child.load)
 
 
 def top1_explainer(stdout: bytes) -> str:
