@@ -111,13 +111,28 @@ def read(summary: Summary) -> Reading:
         _VERB[kind],
         f"{'are' if plural else 'is'} {_VERB[kind]}",
         sem.meaning,
-        sem.caveats,
+        (*sem.caveats, *counts_caveats(summary)),
         biggest,
         most_responsible(summary),
         _focus(biggest, sites),
         sites,
         categories,
         _self_by_category(summary),
+    )
+
+
+def counts_caveats(summary: Summary) -> tuple[Caveat, ...]:
+    """The caveat for frames that count calls in a byte profile: what they are, and that no byte
+    total includes them (the summary took them out)."""
+    if not summary.counted:
+        return ()
+    calls = "; ".join(f"{c.name} {units.counted(c.calls, 'calls')} ({c.does})" for c in summary.counted)
+    return (
+        Caveat(
+            "counts",
+            f"Some frames count calls, not bytes: {calls}. The profiler records them as 1 per call in the "
+            "same bytes profile, so they are left out of every byte total, share and category here.",
+        ),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +13,9 @@ from explainer.analysis.functions import FunctionStats, TopList, TopRow, functio
 from explainer.errors import AnalysisError
 from explainer.model import Profile, once_per_profile
 from explainer.symbols.decode import unresolved
+
+if TYPE_CHECKING:
+    from explainer.knowledge.counts import CallCount
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,8 @@ class Summary:
     leaves: tuple[TopRow, ...]  # functions that only ever appear as leaves (self == total)
     unresolved_share: float  # share of the total whose leaf frame is an unresolved address
     options: Options
+    # frames that count calls in a byte profile (cuMemFreeAsync): kept out of every byte total
+    counted: tuple[CallCount, ...] = ()
 
     @property
     def total(self) -> int:
@@ -73,6 +79,7 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
     options = options or Options()
     if options.top < 1:
         raise AnalysisError("--top must be at least 1")
+    profile, counted = split_counts(profile)
     profile = apply_options(profile, options)
     stats = function_stats(profile)
     top_self = top(stats, "self", options.top)
@@ -89,5 +96,14 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
         if stats.self_values[i] == stats.total_values[i] and stats.self_values[i] > 0
     )[: options.top]
     return Summary(
-        profile, stats, top_self, top_total, chain, orchestrators, leaves, unresolved_share(profile), options
+        profile, stats, top_self, top_total, chain, orchestrators, leaves, unresolved_share(profile), options, counted
     )
+
+
+def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
+    """The byte profile without its count-valued frames, and their calls. The one place they leave:
+    which frames count calls is knowledge (facts.toml), imported here, late, because the knowledge
+    layer itself builds on the analysis."""
+    from explainer.knowledge.counts import split_counts as split
+
+    return split(profile)

@@ -45,6 +45,9 @@ FRAMEWORKS = {
     "linux": "the Linux kernel",
 }
 
+# ``Project >=X[, <Y]`` with an optional note in brackets: every fact says which releases it holds for
+VERSIONS = re.compile(r"^[A-Za-z][\w .+-]* (>=|>|<|==)\s*v?\d+(\.\d+)*(, *<\s*v?\d+(\.\d+)*)?( \(.+\))?$")
+
 # a leading module path (``vllm.v1.worker.gpu_model_runner.``) is dropped one lowercase part at a
 # time; a capitalised part is a class and ends the stripping, so ``Foo.forward`` never shrinks
 # to a bare ``forward`` that would match unrelated entries
@@ -58,6 +61,7 @@ _RAW_ADDRESS = re.compile(r"^(?:0x[0-9a-fA-F]+|[\w.-]+\+0x[0-9a-fA-F]+)$")
 class Action:
     knob: str
     effect: str
+    risk: str = ""  # what goes wrong or what it hides (expandable segments hide allocations from the profiler)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,7 @@ class Entry:
     explanation: str
     actions: tuple[Action, ...]
     source: str
+    versions: str = ""  # the releases it holds for: ``vLLM >=0.8.0``
 
     @property
     def label(self) -> str:
@@ -116,8 +121,12 @@ def _entry(raw: dict[str, Any], known: dict[str, Category]) -> Entry:
     framework = str(raw["framework"])
     if framework not in FRAMEWORKS:
         raise ValueError(f"frames.toml: {pattern!r} has unknown framework {framework!r}")
-    actions = tuple(Action(str(a["knob"]), str(a["effect"])) for a in raw.get("actions", []))
-    return Entry(pattern, category, role, framework, str(raw["explanation"]), actions, str(raw["source"]))
+    actions = tuple(Action(str(a["knob"]), str(a["effect"]), str(a.get("risk", ""))) for a in raw.get("actions", []))
+    versions = str(raw.get("versions", ""))
+    if not VERSIONS.match(versions):
+        raise ValueError(f"frames.toml: {pattern!r} needs versions such as 'vLLM >=0.8.0', not {versions!r}")
+    explanation, source = str(raw["explanation"]), str(raw["source"])
+    return Entry(pattern, category, role, framework, explanation, actions, source, versions)
 
 
 @cache
@@ -230,6 +239,6 @@ def describe(name: str) -> str:
     lines = [f"`{clean(name)}` ({where}) — category: {entry.label}. {entry.explanation}"]
     if entry.actions:
         lines.append("What changes it:")
-        lines += [f"  - {a.knob}: {a.effect}" for a in entry.actions]
-    lines.append(f"Source: {entry.source}")
+        lines += [f"  - {a.knob}: {a.effect}" + (f" (risk: {a.risk})" if a.risk else "") for a in entry.actions]
+    lines.append(f"Holds for: {entry.versions}. Source: {entry.source}")
     return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""Frames that count calls in a byte profile, taken out of it in one place.
+
+A newer profile_cuda program records ``cuMemFreeAsync`` and ``cuMemPoolCreate`` as 1 per call in
+the same "bytes" profile as the allocations. Added to bytes they would be nonsense, so
+:func:`split_counts` removes every stack through such a frame before anything is summed, and keeps
+the calls apart; :func:`explainer.analysis.summary.summarize` calls it, so every total, share,
+category and surface built on a summary follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer import units
+from explainer.analysis.functions import stacks_with
+from explainer.knowledge.facts import count_frames
+from explainer.model import Profile, _select, from_arrays
+
+
+@dataclass(frozen=True, slots=True)
+class CallCount:
+    name: str  # the count-valued frame (cuMemFreeAsync)
+    calls: int  # the sum of its stacks' values: one per call
+    stacks: int
+    does: str
+
+
+def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
+    """``profile`` without the stacks of count-valued frames, and those frames' call counts.
+
+    Only byte profiles are split: in a count or time profile the same frames mean what they say.
+    A stack through two count frames is counted once, for the first in ``facts.toml``.
+    """
+    if units.kind_of(profile.unit) != "bytes" or not profile.stack_count:
+        return profile, ()
+    known = count_frames()
+    ids = {name: fid for fid, name in enumerate(profile.names) if name in known}
+    if not ids:
+        return profile, ()
+    taken = np.zeros(profile.stack_count, dtype=bool)
+    counts: list[CallCount] = []
+    for name in known:
+        if name not in ids:
+            continue
+        mask = stacks_with(profile, [ids[name]]) & ~taken
+        taken |= mask
+        if mask.any():
+            calls = int(profile.values[mask].sum())
+            counts.append(CallCount(name, calls, int(mask.sum()), known[name].does))
+    if not taken.any():
+        return profile, ()
+    offsets, frames, values = _select(profile.offsets, profile.frames, profile.values, ~taken)
+    meta = {
+        "sample_types": profile.sample_types,
+        "period": profile.period,
+        "period_type": profile.period_type,
+        "labels": profile.labels,
+        "source": profile.source,
+        "duration_ns": profile.duration_ns,
+        "time_ns": profile.time_ns,
+    }
+    kept = from_arrays(
+        profile.names, offsets, frames, values, profile.sample_type, truncation=profile.truncation, **meta
+    )
+    return kept, tuple(counts)
