@@ -14,7 +14,7 @@ explained + not visible = budget, to the byte.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explainer.analysis.summary import Summary
 from explainer.knowledge.attribution import category_breakdown
@@ -88,7 +88,7 @@ class Budget:
     gpu_memory: int | None = None  # bytes on the card (--gpu-memory 80GB)
     utilization: float | None = None  # vLLM's gpu_memory_utilization
     kv_cache_memory: int | None = None  # vLLM's kv_cache_memory_bytes (--kv-cache-memory)
-    log: VllmLog = VllmLog()
+    log: VllmLog = field(default_factory=VllmLog)
 
     @property
     def given(self) -> bool:
@@ -159,7 +159,7 @@ def _budget(b: Budget, weights: int | None, kv: int | None) -> tuple[int | None,
     if b.kv_cache_memory is not None and log.non_kv is not None:
         return log.non_kv + b.kv_cache_memory, "kv cache memory"  # the fraction no longer sizes the cache
     if gpu is not None and utilization is not None:
-        return int(round(gpu * utilization)), "gpu x utilization"
+        return round(gpu * utilization), "gpu x utilization"
     if log.budget is not None:
         return log.budget, "vllm log"
     if log.non_kv is not None and kv is not None:

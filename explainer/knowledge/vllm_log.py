@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from explainer import units
 from explainer.errors import SourceNotFoundError
@@ -86,7 +87,7 @@ class VllmLog:
 
     def merged(self, newer: VllmLog) -> VllmLog:
         """This log with what ``newer`` says on top (a second paste in the chat adds to the first)."""
-        changes: dict[str, object] = {}
+        changes: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(newer, f.name)
             if f.name == "lines":
@@ -100,7 +101,7 @@ class VllmLog:
 
 def _bytes(number: str, unit: str) -> int:
     value = units.parse_quantity(number, unit)
-    return int(round(value)) if value is not None else 0
+    return round(value) if value is not None else 0
 
 
 def parse(text: str) -> VllmLog:
