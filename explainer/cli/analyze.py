@@ -6,6 +6,7 @@ import argparse
 from typing import TextIO
 
 from explainer.analysis.summary import Options, summarize
+from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.sources import add_source_arguments, load_profile
 from explainer.cli.terminal import json_text
 from explainer.report.analyze import to_json, to_markdown, to_text
@@ -31,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_source_arguments(p)
     add_analysis_options(p)
+    add_gpu_arguments(p)
     p.add_argument(
         "--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)"
     )
@@ -38,12 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    budget = budget_from(args)  # before the profile: a bad size or log file fails fast
     summary = summarize(load_profile(args), options_from(args))
     if args.format == "json":
-        out.write(json_text(to_json(summary)))
+        out.write(json_text(to_json(summary, budget)))
         out.write("\n")
     elif args.format == "markdown":
-        out.write(to_markdown(summary))
+        out.write(to_markdown(summary, budget))
     else:
-        out.write(to_text(summary))
+        out.write(to_text(summary, budget))
     return 0

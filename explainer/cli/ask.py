@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
+from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
@@ -48,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--format", choices=("markdown", "json"), default="markdown", help="output format (default markdown)"
     )
+    add_gpu_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -86,9 +88,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from explainer.explain import Conversation
 
     settings, mode = model_choice(args)
+    budget = budget_from(args)
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
-    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
+    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     answer = conv.ask(args.question)
     if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
         # --llm openai promises the model's answer: a fallback must not look like success to a script

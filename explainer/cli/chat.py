@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from explainer.cli.ask import MODES, answer_json, model_choice
+from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import SourceNotFoundError
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--format", choices=("markdown", "json"), default="markdown", help="markdown, or one JSON object per answer"
     )
+    add_gpu_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -51,9 +53,10 @@ def run(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> i
         raise SourceNotFoundError(
             "chat reads its questions from standard input: give the profile as a file or --server"
         )
+    budget = budget_from(args)
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
-    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
+    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     interactive = source.isatty() and args.format == "markdown"
     if interactive:
         _line_editing()

@@ -14,6 +14,8 @@ else ``$EXPLAINER_CONTEXT``, else the file's ``current-context``::
     grafana-url = "https://grafana.example.com"
     grafana-datasource = "local-pyroscope"
     model = "gpt-4o-mini"
+    gpu-memory = "80GB"                   # the visibility audit's budget (also gpu-memory-utilization,
+    gpu-memory-utilization = 0.92         # kv-cache-memory and vllm-log, a path)
 
 Secrets are references (``*-file``, ``*-env``), never values: a config file gets copied, shared
 and committed. Precedence: a flag, then the environment (``PYROSCOPE_*``, then profilecli's
@@ -40,7 +42,13 @@ SETTINGS: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
     ("grafana_url", (), (), "grafana-url"),
     ("grafana_datasource", (), (), "grafana-datasource"),
     ("model", ("EXPLAINER_MODEL",), (), "model"),
+    ("gpu_memory", (), (), "gpu-memory"),
+    ("gpu_memory_utilization", (), (), "gpu-memory-utilization"),
+    ("kv_cache_memory", (), (), "kv-cache-memory"),
+    ("vllm_log", (), (), "vllm-log"),
 )
+# keys a person writes as TOML numbers (gpu-memory-utilization = 0.92): read as their text
+NUMERIC_KEYS = frozenset({"gpu-memory", "gpu-memory-utilization", "kv-cache-memory"})
 # secret -> (the environment variable the code reads, profilecli's alias)
 SECRETS = {"password": ("PYROSCOPE_PASSWORD", "PROFILECLI_PASSWORD"), "token": ("PYROSCOPE_TOKEN", "PROFILECLI_TOKEN")}
 # the server stands where $PYROSCOPE_URL does: used by `--server` without a URL and by `explainer
@@ -111,7 +119,9 @@ def _checked(name: str, ctx: dict[str, Any], path: str) -> dict[str, Any]:
         if key not in KEYS:
             known = ", ".join(sorted(KEYS))
             raise ConfigError(f"{path}: context {name!r}: unknown key {clean(key, 40)!r} (known: {known})")
-        if not isinstance(value, str):
+        if key in NUMERIC_KEYS and isinstance(value, int | float) and not isinstance(value, bool):
+            ctx = {**ctx, key: str(value)}
+        elif not isinstance(value, str):
             raise ConfigError(f"{path}: context {name!r}: {key} must be a string")
     return ctx
 

@@ -17,6 +17,7 @@ from explainer.analysis.peak import Window, find_peak
 from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
+from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError, QueryError
 from explainer.explain.safety import link_hosts
@@ -56,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "the model fails (default); offline: never send anything; openai: require the configured model's "
         "summary, else exit 2. The report says which part the model wrote.",
     )
+    add_gpu_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -111,7 +113,7 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
 
 def input_files(args: argparse.Namespace) -> list[str | None]:
     """Every file this command reads: the profile, the baseline and the secret files."""
-    names = ("source", "baseline", "password_file", "token_file")
+    names = ("source", "baseline", "password_file", "token_file", "vllm_log")
     return [getattr(args, name, None) for name in names]
 
 
@@ -123,6 +125,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.output:  # before anything is read: -o must never replace one of the inputs
         check_not_an_input(args.output, input_files(args))
     settings = llm_settings(args.llm)  # first: a missing model fails before any query
+    budget = budget_from(args)
     if settings is not None:  # the summary may link to this command's own Pyroscope and Grafana only
         hosts = link_hosts(getattr(args, "server", None), args.grafana_url)
         settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
@@ -140,6 +143,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         grafana_datasource=args.grafana_datasource,
         peak=peak,
         require_model=args.llm == "openai",
+        budget=budget,
     )
     if args.output:
         write_atomic(args.output, report)

@@ -190,7 +190,7 @@ def _parts(budget: int | None, b: Budget, by_cat: dict[str, int], total: int) ->
     return tuple(out)
 
 
-def _reasons(summary: Summary, b: Budget, by_cat: dict[str, int], missing: int) -> tuple[Reason, ...]:
+def _reasons(summary: Summary, b: Budget, by_cat: dict[str, int], missing: int, empty: bool) -> tuple[Reason, ...]:
     names = summary.profile.names
     found: list[str] = []
     expandable = b.log.expandable_segments or any(_EXPANDABLE.search(n) for n in names)
@@ -204,7 +204,7 @@ def _reasons(summary: Summary, b: Budget, by_cat: dict[str, int], missing: int) 
     hidden = by_cat.get("unresolved", 0)
     if summary.total and hidden / summary.total >= UNRESOLVED_HIGH:
         found.append("raw-addresses")
-    if missing > 0 or not found:
+    if missing > 0 or (empty and not found):
         found.append("outside")
     return tuple(Reason(k, *REASONS[k]) for k in REASONS if k in found)
 
@@ -225,6 +225,6 @@ def audit(summary: Summary, budget: Budget | None = None) -> Audit:
     startup = any(by_cat.get(c, 0) for c in STARTUP_CATEGORIES)
     near_empty = total == 0 or (total < y * NEAR_EMPTY_SHARE if y else (not startup and total < NEAR_EMPTY_BYTES))
     missing = (y - explained) if y is not None else 0
-    reasons = _reasons(summary, b, by_cat, missing)
+    reasons = _reasons(summary, b, by_cat, missing, near_empty)
     generation = vllm_generation(summary.profile.names)
     return Audit(y, how, parts, explained, reasons, generation, total, cats, near_empty, b)

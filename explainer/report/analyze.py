@@ -15,6 +15,10 @@ from explainer import markdown, units
 from explainer.analysis.functions import TopList
 from explainer.analysis.summary import Summary
 from explainer.knowledge import category_breakdown, format_breakdown
+from explainer.knowledge.semantics import semantics
+from explainer.knowledge.visibility import Budget
+from explainer.reading import counts_caveats
+from explainer.report import visibility
 from explainer.symbols import clean, decode, guess_runtime
 
 SCHEMA_VERSION = 1
@@ -51,6 +55,7 @@ def truncation_notes(summary: Summary) -> list[str]:
             f"{units.format_share(summary.unresolved_share, 1)} of the total ends in unresolved native addresses; "
             "symbols may not have been resolved yet (re-run the workload and profile again)"
         )
+    notes += [c.text for c in counts_caveats(summary)]
     opts = summary.options
     if opts.focus:
         notes.append(f"focused on stacks through functions matching {opts.focus!r}")
@@ -65,10 +70,16 @@ def _rows(lst: TopList) -> list[dict[str, Any]]:
     return [{"name": r.name, "self": r.self, "total": r.total} for r in lst.rows]
 
 
-def to_json(summary: Summary) -> dict[str, Any]:
+def meaning_line(summary: Summary) -> str:
+    """What the numbers are (cumulative requested bytes, in-use memory, CPU time): the scope of every size shown."""
+    return f"values: {semantics(summary.profile).meaning}"
+
+
+def to_json(summary: Summary, budget: Budget | None = None) -> dict[str, Any]:
     p = summary.profile
     chain = summary.chain
     runtime = guess_runtime(p.names)
+    audit = visibility.wanted(summary, budget)
     return {
         "schema": SCHEMA_VERSION,
         "source": {
@@ -79,6 +90,9 @@ def to_json(summary: Summary) -> dict[str, Any]:
         },
         "sample_type": p.sample_type.type,
         "unit": p.unit,
+        "meaning": semantics(p).meaning,
+        "counted": [{"name": c.name, "calls": c.calls, "stacks": c.stacks} for c in summary.counted],
+        "visibility": visibility.to_json(audit) if audit is not None else None,
         "sample_types": [{"type": t.type, "unit": t.unit} for t in p.sample_types],
         "total": summary.total,
         "functions": summary.stats.function_count,
@@ -158,14 +172,22 @@ def chain_lines(summary: Summary, width: int = 70) -> list[str]:
     return out
 
 
-def to_text(summary: Summary) -> str:
+def to_text(summary: Summary, budget: Budget | None = None) -> str:
     p = summary.profile
     unit, total = summary.unit, summary.total
     lines = [
         f"{clean(p.source.location or p.source.kind, 200)}  ({p.source.format}, {clean(str(p.sample_type), 80)})",
         f"total {units.format_value(total, unit)} in {p.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions",
+        meaning_line(summary),
     ]
+    audit = visibility.wanted(summary, budget)
+    if audit is not None:
+        lines += ["", "Visibility (what the profile can and cannot see):"]
+        lines += [f"  {line}" for line in visibility.lines(audit) if line]
+        if audit.near_empty:
+            lines += [f"  - {n}" for n in truncation_notes(summary)]
+            return "\n".join(lines) + "\n"
     if not total:
         lines.append("every value is zero for this sample type: nothing to rank (try --sample-type)")
         return "\n".join(lines) + "\n"
@@ -184,7 +206,7 @@ def to_text(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_markdown(summary: Summary) -> str:
+def to_markdown(summary: Summary, budget: Budget | None = None) -> str:
     p = summary.profile
     unit, total = summary.unit, summary.total
     out = [
@@ -192,7 +214,15 @@ def to_markdown(summary: Summary) -> str:
         "",
         f"- Sample type: `{p.sample_type}`; total **{units.format_value(total, unit)}** in {p.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions",
+        f"- Values: {semantics(p).meaning}",
     ]
+    audit = visibility.wanted(summary, budget)
+    if audit is not None:
+        out += ["", "## Visibility: what the profile can and cannot see", "", *visibility.lines(audit)]
+        if audit.near_empty:
+            notes = truncation_notes(summary)
+            out += (["", "## Notes", ""] + [f"- {n}" for n in notes]) if notes else []
+            return "\n".join(out) + "\n"
     for title, lst in (
         ("Top by self (what uses the most)", summary.top_self),
         ("Top by total (what is responsible)", summary.top_total),

@@ -10,6 +10,7 @@ left out and the report says so.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,12 +22,14 @@ from explainer.analysis.functions import top as top_list
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
+from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
-from explainer.reading import Reading, read
+from explainer.reading import Reading, counts_caveats, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import coverage_sentence, truncation_notes
 from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
+from explainer.report.visibility import section as visibility_section
 
 MAX_CHAIN_STEPS = 8
 SUMMARY_QUESTION = (
@@ -48,6 +51,7 @@ def handoff_markdown(
     grafana_datasource: str | None = None,
     peak: Window | None = None,
     require_model: bool = False,
+    budget: Budget | None = None,
 ) -> str:
     """The handoff report for ``profile`` (and what changed since ``baseline``), as Markdown.
 
@@ -55,7 +59,8 @@ def handoff_markdown(
     kept); ``llm_settings`` (``explainer.explain.LlmSettings``) asks the configured model for a
     verified summary on top; ``now`` is printed as the generation time when given; ``peak`` says
     the window was chosen at the peak of the series (``--at-peak``); ``require_model`` makes a
-    model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`.
+    model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`;
+    ``budget`` is what the user knows about the GPU, for the visibility section.
     """
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
@@ -63,10 +68,12 @@ def handoff_markdown(
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
+    meaning = replace(meaning, caveats=(*meaning.caveats, *(c.text for c in counts_caveats(summary))))
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
     out += headline_section(reading, diff)
+    out += visibility_section(summary, budget)
     if summary.total:
         out += consumers_section(reading, top)
         out += chains_section(reading, top)
