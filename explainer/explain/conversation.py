@@ -32,6 +32,8 @@ from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.question.reader import Context, Question, read
 from explainer.explain.question.subjects import Subject
 from explainer.explain.safety import MAX_ANSWER_CHARS, clean_text, data_block, redact, sanitize_markdown, unlink
+from explainer.knowledge import vllm_log
+from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stays fast to start
@@ -48,6 +50,8 @@ MAX_HISTORY_TURNS = 4
 MAX_HISTORY_ANSWER_CHARS = 3_000
 MAX_INPUT_TOKENS = 8_000
 MAX_QUESTIONS = 50
+MAX_PASTE_CHARS = 64_000  # vLLM start-up lines pasted into a question are read up to here
+OFFLINE_INTENTS = ("setting", "visibility")  # answered from the facts and the audit, with or without a model
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,7 @@ class Conversation:
         chat_model: BaseChatModel | None = None,
         summary: Summary | None = None,  # an analysis of ``profile`` the caller already has
         context: ProfileContext | None = None,  # a prepared context of (profile, baseline) to share
+        budget: Budget | None = None,  # what the user knows about the GPU, for "where is the rest?"
     ) -> None:
         if mode not in ("auto", "offline", "llm"):
             raise ValueError(f"mode must be auto, offline or llm, not {mode!r}")
@@ -103,7 +108,8 @@ class Conversation:
         self.ctx = (
             context if fits and context is not None else ProfileContext(profile, baseline, summary=summary).prepare()
         )
-        self.offline = OfflineExplainer(self.ctx)
+        self.offline = OfflineExplainer(self.ctx, budget)
+        self.pasted = vllm_log.VllmLog()  # vLLM lines pasted into this conversation
         self._model = chat_model
         self.grounding = Grounding(self.ctx.unit)  # facts and every tool result of this conversation
         self.history: list[tuple[str, str]] = []
@@ -111,6 +117,18 @@ class Conversation:
         self.last_answer: Answer | None = None
         top = self.ctx.summary.top_self.rows
         self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
+
+    @property
+    def budget(self) -> Budget:
+        return self.offline.budget
+
+    @budget.setter
+    def budget(self, value: Budget) -> None:
+        self.offline.budget = value
+
+    def set_budget(self, base: Budget) -> None:
+        """What the user says about the GPU elsewhere (the app's sidebar), with the vLLM lines pasted here kept."""
+        self.budget = base.with_log(self.pasted) if self.pasted.any else base
 
     @property
     def uses_model(self) -> bool:
@@ -133,10 +151,15 @@ class Conversation:
 
     def ask_stream(self, question: str) -> Iterator[str]:
         """Markdown chunks as they are ready; afterwards :attr:`last_answer` holds the whole answer."""
+        pasted = vllm_log.parse(clean_text(question, MAX_PASTE_CHARS))
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
         q = self.read(question)  # read once; every path below answers this reading
+        if pasted.any:  # vLLM's own start-up lines: remembered, and answered with the reconciliation
+            self.pasted = self.pasted.merged(pasted)
+            self.budget = self.budget.with_log(pasted)
+            q = replace(q, intent="visibility", subject=None, runner_up=None)
         self.questions += 1
-        if not self.uses_model:
+        if not self.uses_model or q.intent in OFFLINE_INTENTS:
             yield from self._offline(q)
         elif self._model is None and not self.settings.configured:
             yield from self._offline(q, N_("No model is configured, so the offline explainer answered."))

@@ -10,7 +10,7 @@ import sys
 
 import streamlit as st
 
-from explainer.ui import cache, chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
+from explainer.ui import budget, cache, chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -24,6 +24,9 @@ with st.spinner("Reading and analysing the profile, once for every session…", 
     with st.sidebar:
         page = sources.sidebar(st, state, argv)
         for error in page.errors:
+            st.error(error, icon="🚫")
+        gpu_budget, budget_errors = budget.sidebar(st)
+        for error in budget_errors:
             st.error(error, icon="🚫")
     summary = cache.summary(page.profile)
 state.keep_only(page.profile, page.baseline)
@@ -42,14 +45,14 @@ with tabs["Ask"]:
     chat.panel(
         st,
         state,
-        lambda m: chat.conversation(state, page.profile, page.baseline, settings, m),
+        lambda m: chat.conversation(state, page.profile, page.baseline, settings, m, gpu_budget),
         mode,
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),
     )
     sandwich.follow_answers(state)
     sandwich.answer_button(st, state)
-    chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary))
+    chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget))
 with tabs["Flame graph"]:
     data = flamegraph.shared(page.profile)
     flamegraph.show(

@@ -15,6 +15,7 @@ from typing import Any
 from explainer import markdown
 from explainer.explain import Answer, Conversation, LlmSettings
 from explainer.explain.safety import defang_images
+from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
 from explainer.symbols import clean
 from explainer.ui.cache import context as shared_context
@@ -194,7 +195,12 @@ class Keyed:
 
 
 def conversation(
-    state: SessionData, profile: Profile, baseline: Profile | None, settings: LlmSettings, mode: str
+    state: SessionData,
+    profile: Profile,
+    baseline: Profile | None,
+    settings: LlmSettings,
+    mode: str,
+    budget: Budget | None = None,
 ) -> Keyed:
     """This session's Conversation for (profile, baseline, mode); a new profile starts a new chat."""
     key = (id(profile), id(baseline))
@@ -211,6 +217,8 @@ def conversation(
             summary=shared_summary(profile),  # the page's, not a second analysis per session
             context=None if baseline is not None else shared_context(profile),  # prepared once for all sessions
         )
+    if budget is not None:  # the sidebar's GPU budget, read on every run
+        state.conversations[mode].set_budget(budget)
     return Keyed(state.conversations[mode], settings)
 
 
@@ -271,11 +279,11 @@ def panel(
                     answer(st, state, conv_for(decision), pending, model_label)
 
 
-def handoff_maker(profile: Any, baseline: Any, summary: Any) -> Callable[[], str]:
+def handoff_maker(profile: Any, baseline: Any, summary: Any, budget: Budget | None = None) -> Callable[[], str]:
     """The handoff report of this page's profile (and baseline), made when the user downloads it."""
     from datetime import UTC, datetime
 
     from explainer.report.handoff import handoff_markdown
 
     # no llm_settings: a download must never send the profile to a model behind the user's back
-    return lambda: handoff_markdown(profile, baseline=baseline, summary=summary, now=datetime.now(UTC))
+    return lambda: handoff_markdown(profile, baseline=baseline, summary=summary, now=datetime.now(UTC), budget=budget)

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, self_total, whole
+from explainer import units
+from explainer.explain.answers import concepts, frames, gpu, reports, self_total, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
+from explainer.knowledge.visibility import Budget, audit
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
@@ -57,7 +59,11 @@ _READING_AS = {
     "handoff": N_("an on-call handoff"),
     "howto": N_("how to read the flame graph"),
     "help": N_("what I can answer"),
+    "setting": N_("a vLLM or PyTorch setting"),
+    "visibility": N_("what the profile cannot see"),
 }
+_ANY_PROFILE = ("help", "meaning", "howto", "setting", "visibility")  # answered even when every value is zero
+_DIAGNOSED = ("most", "total", "overview", "optimise", "unknown", "responsible")  # a near-empty GPU profile: the audit
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,12 +76,26 @@ class OfflineAnswer:
 
 
 class OfflineExplainer:
-    def __init__(self, ctx: ProfileContext) -> None:
+    def __init__(self, ctx: ProfileContext, budget: Budget | None = None) -> None:
         self.ctx = ctx
+        self.budget = budget or Budget()  # what the user told about the GPU (flags, sidebar, pasted vLLM lines)
+
+    def _gpu(self) -> bool:
+        return self.ctx.gpu or self.ctx.profile.sample_type.type == "malloc" or bool(self.ctx.summary.counted)
+
+    def _near_empty(self, q: Question) -> bool:
+        """A GPU-memory profile with (almost) nothing in it: its top table would show nothing."""
+        if q.intent not in _DIAGNOSED or q.subject is not None or units.kind_of(self.ctx.unit) != "bytes":
+            return False
+        return self._gpu() and audit(self.ctx.summary, self.budget).near_empty
 
     def answer(self, q: Question) -> OfflineAnswer:
         w = Writer(self.ctx, q.lang)
-        if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
+        if self._near_empty(q):
+            gpu.visibility(w, self.budget)
+            self._scope(w)
+            return OfflineAnswer(w.markdown(), None, w.g, "visibility")
+        if not self.ctx.total and q.intent not in _ANY_PROFILE:
             w.add(
                 w.t(
                     "Every value in this profile is zero for its sample type ({sample_type}), so there is nothing "
@@ -97,7 +117,25 @@ class OfflineExplainer:
                 "",
             )
         focus = self._dispatch(w, q)
+        self._scope(w)
         return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
+
+    def _scope(self, w: Writer) -> None:
+        """The scope line of an answer that states a size: what the bytes are, and the frames that
+        count calls and were left out of every byte total."""
+        ctx = self.ctx
+        if not w.sized or units.kind_of(ctx.unit) != "bytes":
+            return
+        w.add("", w.t("_Scope: values are {meaning}._", meaning=w.text(w.t(ctx.meaning))))
+        for c in ctx.summary.counted:
+            w.add(
+                w.t(
+                    "_{name} counts calls, not bytes ({calls} calls): left out of every byte total, share and "
+                    "category._",
+                    name=w.name(c.name),
+                    calls=w.n(c.calls),
+                )
+            )
 
     def _ranking(self, q: Question) -> tuple[str, ...]:
         rows = self.ctx.summary.top_total.rows if q.intent == "responsible" else self.ctx.summary.top_self.rows
@@ -111,6 +149,10 @@ class OfflineExplainer:
 
     def _dispatch(self, w: Writer, q: Question) -> str | None:
         subject, fid, intent = q.subject, self._fid(q), q.intent
+        if intent == "setting":
+            return gpu.setting(w, q.concepts)
+        if intent == "visibility":
+            return gpu.visibility(w, self.budget)
         if intent == "help" or not q.text:  # an empty question gets the suggestions
             return reports.help_text(w, unknown=False)
         if intent == "unknown" and subject is None:

@@ -37,6 +37,7 @@ class Writer:
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
+        self.sized = False  # a value of the profile's unit was written: the answer needs its scope line
         self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
 
     # our own words, in the answer's language
@@ -77,6 +78,7 @@ class Writer:
     # ``about``: whose value it is (a function's name, a category, the total), for the claim check
     # ``role``: "self" or "total" when the value is that of ``about``
     def v(self, raw: int, about: About = None, role: str | None = None) -> str:
+        self.sized = True
         return units.localize(self.g.value(raw, about=about, role=role), self.lang)
 
     def p(self, part: float, whole: float | None = None, about: About = None, role: str | None = None) -> str:

@@ -30,7 +30,8 @@ MIN_SCORE = 1.0  # below this nothing was recognised: the answer is the suggesti
 CLEAR_MARGIN = 0.45  # a best reading this far ahead of the runner-up needs no "I read this as"
 INTENTS = (
     "most", "responsible", "self_vs_total", "chain", "callers", "callees", "meaning", "function", "category",
-    "knob", "optimise", "skip", "total", "overview", "compare", "handoff", "howto", "help", "unknown",
+    "knob", "optimise", "skip", "total", "overview", "compare", "handoff", "howto", "help", "setting", "visibility",
+    "unknown",
 )  # fmt: skip
 
 
@@ -74,6 +75,9 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
     tokens = lex.spelled(lex.strip_politeness(typed))
     found = lex.concepts(tokens)
+    for concept, at in lex.concepts(lex.spelled(words(text))).items():  # settings are written as names
+        if concept.startswith("setting_"):  # (expandable_segments), which the subject pass took out above
+            found.setdefault(concept, at)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means
     lang = lex.language(typed, context.lang)  # greetings and thanks say the language too

@@ -14,6 +14,9 @@ from typing import Literal
 SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
 RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
 USE = frozenset({"use", "allocation"})
+SETTINGS = frozenset(
+    {"setting_expandable", "setting_utilization", "setting_swap", "setting_kvmem", "setting_prefix", "setting_sleep"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 3.0, "graph", "meaning"),
     _s("howto", 2.9, "howto"),
     _s("help", 3.1, "help"),
+    # GPU-memory settings with versions, and what the profile cannot see (answers/gpu.py)
+    _s("setting", 5.0, SETTINGS),
+    _s("visibility", 4.9, "nvidia_smi"),
+    _s("visibility", 4.4, "rest_memory"),
 )
 
 CARRIES_OVER = frozenset({"compare", "chain", "callers", "callees", "knob", "category", "meaning", "skip"})
