@@ -24,7 +24,7 @@ from explainer.explain.answers.language import DOMAIN, LANGUAGES
 PACKAGE = Path(__file__).resolve().parents[1] / "explainer"
 LOCALE = PACKAGE / "locale"
 KEYWORDS = {"t": None, "tn": (1, 2), "N_": None}
-SOURCES = ("explain/answers/**.py", "explain/conversation.py")
+SOURCES = ("explain/answers/**.py", "explain/conversation.py", "knowledge/visibility.py")
 
 
 def _python_messages() -> Iterator[tuple[str | tuple[str, ...], str]]:
@@ -46,6 +46,14 @@ def _knowledge_messages() -> Iterator[tuple[str, str]]:
         yield entry.explanation, "knowledge/frames.toml"
         for action in entry.actions:
             yield action.effect, "knowledge/frames.toml"
+            if action.risk:
+                yield action.risk, "knowledge/frames.toml"
+    from explainer.knowledge.facts import facts
+
+    for fact in facts().values():
+        yield fact.text, "knowledge/facts.toml"
+        if fact.risk:
+            yield fact.risk, "knowledge/facts.toml"
     for text in (*semantics._MEANINGS.values(), semantics._CUMULATIVE, semantics._BEFORE_START,
                  semantics._DRIVER_ONLY, semantics._SNAPSHOT):  # fmt: skip
         yield text, "knowledge/semantics.py"

@@ -41,7 +41,7 @@ _V1 = re.compile(r"GPUModelRunner|determine_available_memory|EngineCore")
 # why memory the budget holds is not in the profile, strongest evidence first (the rank order)
 REASONS: dict[str, tuple[str, str]] = {
     "cumem": (
-        N_("memory mapped with cuMemCreate (vLLM's sleep mode or cumem allocator)"),
+        N_("memory was mapped with cuMemCreate (vLLM's sleep mode or cumem allocator)"),
         N_(
             "The profile has frames of cuMemCreate-based allocation (vLLM's sleep mode or its cumem allocator). "
             "The profiler hooks only the cuMemAlloc calls, so weights and the KV cache allocated this way are "
@@ -72,7 +72,7 @@ REASONS: dict[str, tuple[str, str]] = {
         ),
     ),
     "outside": (
-        N_("memory outside the allocation calls (CUDA context, libraries)"),
+        N_("there is memory outside the allocation calls (CUDA context, libraries)"),
         N_(
             "nvidia-smi also counts what no cuMemAlloc call shows: the CUDA context and the libraries' own "
             "memory (often several hundred MiB per process), and the caching allocator's reserve."

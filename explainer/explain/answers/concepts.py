@@ -24,7 +24,7 @@ def _knobs_of(w: Writer, category: str, limit: int = 4) -> list[str]:
     for entry in entries():
         if entry.category == category:
             for a in entry.actions:
-                seen.setdefault(a.knob, w.t(a.effect))
+                seen.setdefault(a.knob, w.t(a.effect) + w.risk(a.risk))
     pairs = list(seen.items())[:limit]
     for knob_name, effect in pairs:
         w.text(f"{knob_name} {effect}")

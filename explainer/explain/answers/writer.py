@@ -116,10 +116,14 @@ class Writer:
         known = knowledge.lookup(name)
         if not known:
             return []
-        actions = [(a.knob, self.t(a.effect)) for a in known.actions[:limit]]
+        actions = [(a.knob, self.t(a.effect) + self.risk(a.risk)) for a in known.actions[:limit]]
         for knob, effect in actions:
             self.g.text(f"{knob} {effect}")
         return [f"{markdown.code(knob, 80)}: {effect}" for knob, effect in actions]
+
+    def risk(self, risk: str) -> str:
+        """`` (risk: ...)`` after a knob's effect, when the knowledge base names one."""
+        return self.t(" (risk: {risk})", risk=self.t(risk)) if risk else ""
 
     def text(self, text: str) -> str:
         """Our own text with numbers (a caveat from the knowledge base): citable as written."""
