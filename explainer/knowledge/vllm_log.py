@@ -75,7 +75,7 @@ class VllmLog:
     budget: int | None = None  # total_gpu x utilization, as V0 logs it
     expandable_segments: bool = False  # the log shows PYTORCH_CUDA_ALLOC_CONF with expandable segments
     sleep_mode: bool = False
-    lines: int = 0  # lines that said something above
+    lines: int = 0  # lines with a memory number (the settings above alone do not count)
 
     @property
     def any(self) -> bool:
@@ -124,10 +124,10 @@ def parse(text: str) -> VllmLog:
             found["utilization"], hit = float(m.group(1)), True
         if (m := _TOKENS.search(line)) is not None:
             found["kv_tokens"], hit = int(m.group(1).replace(",", "")), True
-        if _EXPANDABLE.search(line):
-            found["expandable_segments"], hit = True, True
+        if _EXPANDABLE.search(line):  # settings, not memory lines: they do not make text a log
+            found["expandable_segments"] = True
         if _SLEEP.search(line):
-            found["sleep_mode"], hit = True, True
+            found["sleep_mode"] = True
         lines += hit
     return VllmLog(**found, lines=lines)  # type: ignore[arg-type]
 
