@@ -29,6 +29,7 @@ from explainer.report import handoff_parts as parts
 from explainer.report.analyze import coverage_sentence, truncation_notes
 from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
+from explainer.report.visibility import scope_note
 from explainer.report.visibility import section as visibility_section
 
 MAX_CHAIN_STEPS = 8
@@ -68,7 +69,8 @@ def handoff_markdown(
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
-    meaning = replace(meaning, caveats=(*meaning.caveats, *(c.text for c in counts_caveats(summary))))
+    extra = (*(c.text for c in counts_caveats(summary)), *scope_note(summary, budget))
+    meaning = replace(meaning, caveats=(*meaning.caveats, *extra))
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))

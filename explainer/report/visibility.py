@@ -103,24 +103,29 @@ def to_json(a: Audit) -> dict[str, Any]:
     }
 
 
+def scope_note(summary: Summary, budget: Budget | None) -> tuple[str, ...]:
+    """For a GPU-memory profile without a budget: one caveat on what it cannot see and how to reconcile
+    it (a line of the scope, so the report stays a page); nothing when the section below is shown."""
+    if wanted(summary, budget) is not None:
+        return ()
+    malloc = summary.profile.sample_type.type == "malloc" or bool(summary.counted)
+    if not (malloc or (summary.total and read(summary).gpu)):
+        return ()
+    found = [r.short for r in audit(summary, budget).reasons if r.kind != "outside"]
+    why = f" This profile shows signs that {'; '.join(found)}." if found else ""
+    return (
+        "Visibility: nvidia-smi shows all the process holds, this profile only what the cuMemAlloc calls "
+        "requested since the profiler attached; give `--gpu-memory` and `--gpu-memory-utilization` (or "
+        f"`--vllm-log`) to reconcile the two.{why}",
+    )
+
+
 def section(summary: Summary, budget: Budget | None) -> list[str]:
-    """The handoff's visibility section: the reconciliation when there is a budget or the profile is
-    (nearly) empty; for any other GPU-memory profile, what it cannot see and how to reconcile it."""
+    """The handoff's visibility section, when there is a budget or the profile is (nearly) empty."""
     a = wanted(summary, budget)
     if a is None:
-        malloc = summary.profile.sample_type.type == "malloc" or bool(summary.counted)
-        if not (malloc or (summary.total and read(summary).gpu)):
-            return []
-        a = audit(summary, budget)
-        body = [
-            "The profile counts only memory requested through the cuMemAlloc calls since the profiler attached; "
-            "nvidia-smi shows everything the process holds. Give `--gpu-memory` and `--gpu-memory-utilization` "
-            "(or `--vllm-log`) to reconcile the two.",
-            "",
-            *(f"{i}. {r.text}" for i, r in enumerate(a.reasons, 1) if r.kind != "outside"),
-        ]
-    else:
-        body = lines(a)
+        return []
+    body = lines(a)
     while body and not body[-1]:
         body.pop()
     return ["## Visibility: what the profile can and cannot see", "", *body, ""]
