@@ -286,3 +286,12 @@ def test_vllm_log_without_memory_lines_is_an_error(tmp_path: Path) -> None:
     log.write_text("hello\n")
     code, _, err = _run("analyze", "--demo", "--vllm-log", str(log))
     assert code == 2 and "no vLLM memory lines" in err
+
+
+def test_tool_results_state_what_their_sizes_are_and_leave_the_counts_out() -> None:
+    from explainer.assist import tools
+
+    for result in (tools.analyze(full_with_counts()), tools.top_functions(full_with_counts())):
+        data = result.data
+        assert data["total"] == 71 * GiB and data["meaning"].startswith("cumulative bytes")
+        assert {c["name"] for c in data["counted"]} == {"cuMemFreeAsync", "cuMemPoolCreate"}

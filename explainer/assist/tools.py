@@ -20,6 +20,8 @@ from explainer.analysis.sandwich import sandwich
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import NoSuchFunctionError
 from explainer.knowledge import lookup
+from explainer.knowledge.counts import split_counts
+from explainer.knowledge.semantics import semantics
 from explainer.model import Profile
 from explainer.report.analyze import coverage_sentence, to_json, to_markdown, truncation_notes
 from explainer.symbols import clean, decode
@@ -50,15 +52,23 @@ def _share(value: int, total: int) -> float:
     return round(value / total, 6) if total else 0.0
 
 
+def _grand(profile: Profile) -> int:
+    """The total every share is of: without frames that count calls in a byte profile (cuMemFreeAsync)."""
+    return split_counts(profile)[0].total
+
+
 def _envelope(tool: str, profile: Profile, **data: Any) -> dict[str, Any]:
     source = profile.source
+    kept, counted = split_counts(profile)
     return {
         "tool": tool,
         "untrusted": UNTRUSTED,
         "source": {"kind": source.kind, "location": source.location, "format": source.format},
         "sample_type": profile.sample_type.type,
         "unit": profile.unit,
-        "total": profile.total,
+        "meaning": semantics(kept).meaning,  # the scope of every size below: requested bytes, in use, time
+        "total": kept.total,
+        "counted": [{"name": c.name, "calls": c.calls} for c in counted],
         **data,
     }
 
@@ -121,7 +131,7 @@ def analyze(profile: Profile, limit: int = 10) -> Result:
 def top_functions(profile: Profile, order: Order = "self", limit: int = 10) -> Result:
     summary = summarize(profile, Options(top=clamp(limit, 1, MAX_ROWS)))
     lst = summary.top_self if order == "self" else summary.top_total
-    grand = profile.total
+    grand = _grand(profile)
     rows = [_row(r.name, r.self, r.total, grand) for r in lst.rows]
     coverage = {"shown": len(rows), "of": lst.of_functions, "share": round(lst.coverage, 6)}
     lines = [f"**Top {len(rows)} by {order}** ({coverage_sentence(lst)}):", ""]
@@ -145,7 +155,7 @@ def function_details(profile: Profile, name: str) -> Result:
     data = _envelope(
         "function_details",
         profile,
-        function=_row(full, self_value, total_value, profile.total),
+        function=_row(full, self_value, total_value, _grand(profile)),
         kind=decode(full).kind,
         meaning=decode(full).meaning,
         category=entry.label if entry else None,
@@ -203,7 +213,7 @@ def callers_callees(profile: Profile, name: str, limit: int = 10) -> Result:
     data = _envelope(
         "callers_callees",
         profile,
-        function=_row(sw.function, self_value, total_value, profile.total),
+        function=_row(sw.function, self_value, total_value, _grand(profile)),
         callers=[{"name": c.name, "value": c.value, "share": _share(c.value, total_value)} for c in sw.callers],
         callees=[{"name": c.name, "value": c.value, "share": _share(c.value, total_value)} for c in sw.callees],
         **_truncation(summary),
@@ -230,7 +240,7 @@ def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5) -
     n = clamp(limit, 1, 20)
     summary = summarize(profile, Options(top=n))
     report = handoff_markdown(profile, baseline, summary=summary, top=n)  # offline: deterministic
-    rows = [_row(r.name, r.self, r.total, profile.total) for r in summary.top_self.rows]
+    rows = [_row(r.name, r.self, r.total, _grand(profile)) for r in summary.top_self.rows]
     data = _envelope("handoff", profile, top_self=rows, report_markdown=report, **_truncation(summary))
     return fit(Result(data, report))
 
@@ -273,4 +283,4 @@ def _truncation(summary: Summary) -> dict[str, Any]:
 
 
 def _v(value: int, profile: Profile) -> str:
-    return f"{units.format_value(value, profile.unit)} ({units.format_share(value, profile.total)})"
+    return f"{units.format_value(value, profile.unit)} ({units.format_share(value, _grand(profile))})"

@@ -16,7 +16,7 @@ import numpy as np
 from explainer import units
 from explainer.analysis.functions import stacks_with
 from explainer.knowledge.facts import count_frames
-from explainer.model import Profile, _select, from_arrays
+from explainer.model import Profile, _select, from_arrays, once_per_profile
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class CallCount:
     does: str
 
 
+@once_per_profile
 def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
     """``profile`` without the stacks of count-valued frames, and those frames' call counts.
 
