@@ -70,7 +70,7 @@ def full_with_counts() -> Profile:
 def sleep_mode() -> Profile:
     """vLLM's sleep mode: weights and KV cache go through its cumem allocator (cuMemCreate), unseen."""
     pool = [*INIT, "CuMemAllocator.use_memory_pool", "contextmanager.__enter__"]
-    return _profile((SERVE + CUDA, 3 * GiB), (pool + ["GPUModelRunner.profile_run", *CUDA], 1 * GiB))
+    return _profile((SERVE + CUDA, 3 * GiB), ([*pool, "GPUModelRunner.profile_run", *CUDA], 1 * GiB))
 
 
 def expandable() -> Profile:
@@ -277,7 +277,7 @@ def test_cli_budget_options_and_config_keys(tmp_path: Path, monkeypatch: pytest.
     ],
 )
 def test_bad_budget_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
-    code, out, err = _run("analyze", "--demo", *args)
+    code, _out, err = _run("analyze", "--demo", *args)
     assert code == 2 and message in err and err.count("\n") <= 2 and "Traceback" not in err
 
 

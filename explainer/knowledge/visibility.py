@@ -142,6 +142,18 @@ class Audit:
         return (self.budget - self.explained) if self.budget is not None else 0
 
 
+def vllm_breakdown(log: VllmLog) -> list[tuple[str, int]]:
+    """vLLM's own account of its memory, as its log gave it: ``[(label, bytes), ...]``."""
+    parts = (
+        (N_("model weights"), log.weights_bytes),
+        (N_("activation peak"), log.activation_peak),
+        (N_("non-torch memory"), log.non_torch),
+        (N_("CUDA graphs"), log.cuda_graphs),
+        (N_("KV cache"), log.available_kv),
+    )
+    return [(name, value) for name, value in parts if value is not None]
+
+
 def vllm_generation(names: tuple[str, ...] | list[str]) -> str:
     """V0 or V1 from the frames (V0 sizes the cache in determine_num_available_blocks; V1 has
     GPUModelRunner and determine_available_memory), "" when neither shows."""

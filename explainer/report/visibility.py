@@ -13,7 +13,7 @@ from typing import Any
 from explainer import units
 from explainer.analysis.summary import Summary
 from explainer.knowledge import label
-from explainer.knowledge.visibility import Audit, Budget, audit
+from explainer.knowledge.visibility import Audit, Budget, audit, vllm_breakdown
 from explainer.reading import read
 
 _FROM = {
@@ -76,6 +76,9 @@ def lines(a: Audit) -> list[str]:
         out.append(f"| **total** | {_b(a.budget)} | {_b(a.profile_total)} | {_b(a.explained)} | {_b(a.missing)} |")
         out.append("")
     log = a.budget_input.log
+    own = vllm_breakdown(log)
+    if own:
+        out += ["vLLM's own breakdown (its start-up log): " + ", ".join(f"{n} {_b(v)}" for n, v in own) + ".", ""]
     if log.kv_tokens is not None:
         out += [f"vLLM's KV cache holds {units.format_count(log.kv_tokens)} tokens.", ""]
     if a.categories:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from explainer.explain.answers.writer import Writer
 from explainer.knowledge import label
 from explainer.knowledge.facts import Fact, fact
-from explainer.knowledge.visibility import Audit, Budget, audit
+from explainer.knowledge.visibility import Audit, Budget, audit, vllm_breakdown
 
 # which facts answer a question about each setting, most important first
 _SETTING_FACTS: dict[str, tuple[str, ...]] = {
@@ -120,6 +120,10 @@ def _table(w: Writer, a: Audit) -> None:
     rows.append([w.t("total"), w.v(a.budget), w.v(a.profile_total), w.v(a.explained), w.v(a.missing)])
     w.table(header, rows)
     log = a.budget_input.log
+    own = vllm_breakdown(log)
+    if own:
+        parts = ", ".join(f"{w.t(name)} {w.v(value)}" for name, value in own)
+        w.add("", w.t("vLLM's own breakdown (its start-up log): {parts}.", parts=parts))
     if log.kv_tokens is not None:
         w.add("", w.t("vLLM's KV cache holds {tokens} tokens.", tokens=w.n(log.kv_tokens)))
     if a.categories:
