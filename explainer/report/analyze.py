@@ -184,7 +184,7 @@ def to_text(summary: Summary, budget: Budget | None = None) -> str:
     audit = visibility.wanted(summary, budget)
     if audit is not None:
         lines += ["", "Visibility (what the profile can and cannot see):"]
-        lines += [f"  {line}" for line in visibility.lines(audit) if line]
+        lines += [f"  {line.replace('**', '')}" for line in visibility.lines(audit) if line]
         if audit.near_empty:
             lines += [f"  - {n}" for n in truncation_notes(summary)]
             return "\n".join(lines) + "\n"
