@@ -229,6 +229,9 @@ def _notes(c: _Collector) -> None:
     for caveat in ctx.caveats[:2]:
         item, g = c.fact("caveat for this profile type")
         item["text"] = g.text(caveat)
+    if ctx.summary.counted:  # frames that count calls: never bytes, whatever the caveats above left out
+        item, g = c.fact("frames that count calls, not bytes: left out of every byte total, share and category")
+        item["calls"] = [[c.name(x.name), g.count(x.calls)] for x in ctx.summary.counted]
     if ctx.summary.unresolved_share > 0:
         item, g = c.fact("unresolved symbols")
         item["share"] = (
