@@ -51,7 +51,9 @@ MAX_HISTORY_ANSWER_CHARS = 3_000
 MAX_INPUT_TOKENS = 8_000
 MAX_QUESTIONS = 50
 MAX_PASTE_CHARS = 64_000  # vLLM start-up lines pasted into a question are read up to here
-OFFLINE_INTENTS = ("setting", "visibility")  # answered from the facts and the audit, with or without a model
+# answered from the facts (with their versions) and the audit, also when a model is configured (``auto``);
+# only a conversation that asks for the model (``llm``) sends them to it
+OFFLINE_INTENTS = ("setting", "visibility")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +161,7 @@ class Conversation:
             self.budget = self.budget.with_log(pasted)
             q = replace(q, intent="visibility", subject=None, runner_up=None)
         self.questions += 1
-        if not self.uses_model or q.intent in OFFLINE_INTENTS:
+        if not self.uses_model or (q.intent in OFFLINE_INTENTS and self.mode != "llm"):
             yield from self._offline(q)
         elif self._model is None and not self.settings.configured:
             yield from self._offline(q, N_("No model is configured, so the offline explainer answered."))

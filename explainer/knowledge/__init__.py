@@ -4,6 +4,9 @@ knob changes it, and what the values of a profile type mean.
 - :mod:`.classify`: frame name -> :class:`Entry` (data in ``frames.toml``, ``categories.toml``)
 - :mod:`.attribution`: per-stack categories, the category breakdown and allocation sites
 - :mod:`.semantics`: what a sample type's values mean, with the caveats a reader needs
+- :mod:`.facts`: vLLM, PyTorch and profiler facts with versions and sources (``facts.toml``)
+- :mod:`.counts`: frames that count calls in a byte profile, taken out before anything is summed
+- :mod:`.vllm_log`: vLLM's start-up memory lines; :mod:`.visibility`: the budget reconciled with the profile
 """
 
 from explainer.knowledge.attribution import (
