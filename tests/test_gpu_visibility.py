@@ -295,3 +295,42 @@ def test_tool_results_state_what_their_sizes_are_and_leave_the_counts_out() -> N
         data = result.data
         assert data["total"] == 71 * GiB and data["meaning"].startswith("cumulative bytes")
         assert {c["name"] for c in data["counted"]} == {"cuMemFreeAsync", "cuMemPoolCreate"}
+
+
+def test_settings_and_visibility_stay_offline_when_a_model_is_only_available() -> None:
+    conv = Conversation(full_with_counts(), mode="auto", chat_model=object(), budget=BUDGET)  # type: ignore[arg-type]
+    for question in ("should I set swap_space?", "where is the rest?"):
+        answer = conv.ask(question)
+        assert answer.mode == "offline" and not answer.verification.wrong
+
+
+class _Sidebar:
+    """The few Streamlit calls the sidebar's budget fields make."""
+
+    def __init__(self, **values: str) -> None:
+        self.values = values
+
+    def expander(self, *_: object, **__: object) -> _Sidebar:
+        return self
+
+    def __enter__(self) -> _Sidebar:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def text_input(self, _label: str, *, key: str, **__: object) -> str:
+        return self.values.get(key, "")
+
+    def text_area(self, _label: str, *, key: str, **__: object) -> str:
+        return self.values.get(key, "")
+
+
+def test_app_sidebar_fields_make_the_same_budget() -> None:
+    from explainer.ui.budget import sidebar
+
+    got, errors = sidebar(_Sidebar(gpu_memory="80GB", gpu_util="0.92", vllm_log=LOG))
+    assert errors == [] and got.gpu_memory == 80 * GB and got.utilization == 0.92 and got.log == parse(LOG)
+    assert audit(summarize(attached_late()), got).budget == 73_600_000_000
+    _, errors = sidebar(_Sidebar(gpu_memory="lots", gpu_util="2", vllm_log="hello"))
+    assert len(errors) == 3
