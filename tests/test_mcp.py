@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from conftest import profile_of
-from explainer.assist import tools
+from explainer.mcp_server import tools
 from explainer.cli.main import main
 from explainer.demo import ENTRY, SAMPLE_TYPE, STACKS, demo_profile
 from explainer.model import Profile, ProfileBuilder

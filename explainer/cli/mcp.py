@@ -51,8 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.assist.server import serve
-    from explainer.assist.sources import Access
+    from explainer.mcp_server.server import serve
+    from explainer.mcp_server.sources import Access
 
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")

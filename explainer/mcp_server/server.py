@@ -20,8 +20,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from explainer import __version__
-from explainer.assist import tools
-from explainer.assist.sources import Access, ServerQuery
+from explainer.mcp_server import tools
+from explainer.mcp_server.sources import Access, ServerQuery
 from explainer.errors import ExplainerError
 from explainer.model import Profile
 from explainer.symbols import clean
