@@ -12,7 +12,7 @@ import argparse
 import os
 from typing import TextIO
 
-from explainer.cli.server_args import add_connection_arguments
+from explainer.cli.server_args import add_connection_arguments, server_source
 from explainer.errors import QueryError
 from explainer.pyroscope.auth import ENV_URL
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
     configured = args.server or os.environ.get(ENV_URL) or getattr(args, "server_fallback", None)
-    server = args if configured else None
+    server = server_source(args) if configured else None
     access = Access.under(args.root or [os.getcwd()], server=server, max_size=args.max_size)
     serve(access, args.transport, args.host, args.port)
     return 0
