@@ -19,6 +19,7 @@ from explainer import units
 from explainer.errors import SelectorError
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.ui.friendly import friendly
 from explainer.ui.state import SessionData
 
 AUTH = ("None", "User + password", "Bearer token", "PYROSCOPE_* environment variables")
@@ -28,8 +29,6 @@ ANY = "(any)"
 
 
 def _friendly(exc: BaseException) -> str:
-    from explainer.ui.sources import friendly
-
     return friendly(exc)
 
 
