@@ -33,7 +33,6 @@ _LIST_MARKER = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s")
 
 
 @dataclass(frozen=True, slots=True)
-@dataclass(frozen=True, slots=True)
 class Quantity:
     """A number as written: its kind and every reading of it in base units (value, half-width)."""
 
