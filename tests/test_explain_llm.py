@@ -14,6 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -336,6 +337,19 @@ def test_the_canary_key_never_leaks(demo: Profile, server: OpenAIServer, caplog:
     assert all(CANARY not in t for t in texts)
     assert CANARY not in caplog.text
     assert any(CANARY in r.headers.get("authorization", "") for r in server.requests)  # it was really used
+
+
+def test_settings_passed_per_call_are_used_and_never_kept(demo: Profile, server: OpenAIServer) -> None:
+    """The app keeps a conversation between reruns; the key travels with each call, not on it."""
+    keyed = settings(server)
+    stored = replace(keyed, api_key="")
+    c = Conversation(demo, settings=stored, mode="llm")
+    server.push(Reply(GOOD))
+    answer = "".join(c.ask_stream("What uses the most GPU memory?", keyed))
+    assert c.last_answer is not None and c.last_answer.mode == "llm" and answer == c.last_answer.markdown
+    assert CANARY in server.requests[-1].headers.get("authorization", "")  # this call's key was used
+    assert c.settings == stored and CANARY not in repr(vars(c))  # and not kept
+    assert CANARY not in c.outgoing_preview("What is the total?", keyed)
 
 
 def test_settings_from_env_and_secrets() -> None:
