@@ -28,6 +28,8 @@ from explainer.explain.llm.settings import KEYS as MODEL_KEYS
 from explainer.pyroscope.auth import ENV_TENANT, ENV_TOKEN, ENV_URL
 from mcp_client import free_port
 
+pytestmark = pytest.mark.slow  # runs the app to probe its health check
+
 DOCKERFILE = REPO / "Dockerfile"
 MANIFEST = REPO / "deploy" / "explainer.yaml"
 READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT}

@@ -291,10 +291,16 @@ def test_errors_fall_back_to_the_offline_answer_after_bounded_retries(
 
 def test_a_hanging_server_hits_our_timeout(demo: Profile, server: OpenAIServer) -> None:
     server.push(Fault("hang", seconds=20))
-    start = time.monotonic()
     a = conv(demo, server, timeout=1.0).ask("What uses the most GPU memory?")
-    assert time.monotonic() - start < 5
     assert a.mode == "offline" and a.notice is not None and "within 1 s" in a.notice
+
+
+@pytest.mark.slow  # wall-clock; the answer itself is checked above
+def test_a_hanging_server_is_given_up_on_in_time(demo: Profile, server: OpenAIServer) -> None:
+    server.push(Fault("hang", seconds=20))
+    start = time.monotonic()
+    conv(demo, server, timeout=1.0).ask("What uses the most GPU memory?")
+    assert time.monotonic() - start < 5
 
 
 @pytest.mark.parametrize("kind", ["cut", "end_early"])
