@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "explainer reads GPU-memory and CPU profiles (pprof, Pyroscope flame-graph JSON, folded stacks, or the "
     "operator's Pyroscope server) and answers with the analyzer's exact numbers. self = what a function uses "
     "directly; total = what flows through it and its callees (counted once per stack). Quote numbers from the "
-    "results, with their unit. " + tools.UNTRUSTED
+    "results, with their unit. Every call names its source (a file, 'demo', or 'pyroscope'); there is no "
+    "default. " + tools.UNTRUSTED
 )
 
 Source = Annotated[
