@@ -1,11 +1,12 @@
 """The container image definition and the Kubernetes manifests agree with the app they run.
 
-GIVEN Dockerfile and the kustomize tree under deploy/ (rendered by ``kubectl kustomize``), THEN every
-overlay renders and passes the Kubernetes schema strictly, offline; the base never creates a Secret; the command they run is a real
-``explainer app`` command line (parsed by our own parser); port, health path and user agree with
-explainer/cli/app.py and with each other; the settings they pass are variables the code reads;
-and the image's HEALTHCHECK command really answers against a running app. The image itself is
-built only where a container engine and the base image are available (not on an offline CI box).
+GIVEN Dockerfile and the kustomize tree under deploy/ (rendered by ``kubectl kustomize``), THEN
+every overlay renders and passes the Kubernetes schema strictly, offline; the base never creates a
+Secret; the command they run is a real ``explainer app`` command line (parsed by our own parser);
+port, health path and user agree with explainer/cli/app.py and with each other; the settings they
+pass are variables the code reads; and the image's HEALTHCHECK command really answers against a
+running app. The image itself is built only where a container engine and the base image are
+available (not on an offline CI box).
 """
 
 from __future__ import annotations
