@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run analyze test check fast lint typecheck unit browser-deps bench clean fixtures catalogs
+.PHONY: install run analyze test check fast lint typecheck unit browser-deps bench clean fixtures catalogs lock
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
 $(STAMP): pyproject.toml setup.py explainer/_fold.c explainer/_fold_kernels.h
@@ -57,6 +57,13 @@ fixtures: install
 # Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
 catalogs: install
 	$(BIN)/python tools/catalogs.py
+
+# The image's dependencies, pinned with hashes for the image's Python and platform (tests/test_deploy.py
+# checks the lock against pyproject.toml). Needs the package index.
+lock: install
+	$(BIN)/python -m pip install --quiet 'uv>=0.5,<1'
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.12 --python-platform x86_64-manylinux_2_28 \
+	  --generate-hashes --custom-compile-command "make lock" --quiet -o requirements.lock
 
 bench: install
 	$(BIN)/python bench/run.py
