@@ -289,12 +289,14 @@ def test_vllm_log_without_memory_lines_is_an_error(tmp_path: Path) -> None:
 
 
 def test_tool_results_state_what_their_sizes_are_and_leave_the_counts_out() -> None:
-    from explainer.assist import tools
+    from explainer.explain.context import ProfileContext
+    from explainer.mcp_server import tools
 
-    for result in (tools.analyze(full_with_counts()), tools.top_functions(full_with_counts())):
-        data = result.data
+    report = tools.analyze(full_with_counts()).data
+    shared = tools.run_shared(ProfileContext(full_with_counts()), "top_functions", {"order": "self"}).data
+    for data in (report, shared):
         assert data["total"] == 71 * GiB and data["meaning"].startswith("cumulative bytes")
-        assert {c["name"] for c in data["counted"]} == {"cuMemFreeAsync", "cuMemPoolCreate"}
+    assert {c["name"] for c in report["counted"]} == {"cuMemFreeAsync", "cuMemPoolCreate"}
 
 
 def test_settings_and_visibility_stay_offline_when_a_model_is_only_available() -> None:

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from explainer.analysis.summary import Options, summarize
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
+from explainer.cli.outputs import add_output_arguments, write_outputs
 from explainer.cli.sources import add_source_arguments, load_profile
 from explainer.cli.terminal import json_text
 from explainer.report.analyze import to_json, to_markdown, to_text
@@ -36,12 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)"
     )
+    add_output_arguments(p, what="the profile as read (before --focus/--ignore)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     budget = budget_from(args)  # before the profile: a bad size or log file fails fast
-    summary = summarize(load_profile(args), options_from(args))
+    profile = load_profile(args)
+    write_outputs(profile, args.output, (args.source, getattr(args, "config", None), getattr(args, "vllm_log", None)))
+    summary = summarize(profile, options_from(args))
     if args.format == "json":
         out.write(json_text(to_json(summary, budget)))
         out.write("\n")
