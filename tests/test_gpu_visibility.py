@@ -294,8 +294,8 @@ def test_tool_results_state_what_their_sizes_are_and_leave_the_counts_out() -> N
 
     report = tools.analyze(full_with_counts()).data
     shared = tools.run_shared(ProfileContext(full_with_counts()), "top_functions", {"order": "self"}).data
-    for data in (report, shared):
-        assert data["total"] == 71 * GiB and data["meaning"].startswith("cumulative bytes")
+    assert report["total"] == shared["total"] == 71 * GiB
+    assert report["meaning"].startswith("cumulative bytes") and shared["scope"].startswith("cumulative bytes")
     assert {c["name"] for c in report["counted"]} == {"cuMemFreeAsync", "cuMemPoolCreate"}
 
 

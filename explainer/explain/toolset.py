@@ -160,7 +160,7 @@ class Result(BaseModel):
     source: Source
     sample_type: str
     unit: str
-    meaning: str = ""  # what the values are (cumulative requested bytes, in use, CPU time): every size's scope
+    scope: str = ""  # what the values are (cumulative requested bytes, in use, CPU time): every size's scope
     total: int
     truncation: Truncation
 
@@ -241,7 +241,7 @@ def envelope(tool: str, profile: Profile) -> dict[str, Any]:
         "source": Source(kind=source.kind, location=source.location, format=source.format),
         "sample_type": profile.sample_type.type,
         "unit": profile.unit,
-        "meaning": knowledge.semantics(profile).meaning,
+        "scope": knowledge.semantics(profile).meaning,
         "total": profile.total,
         "truncation": Truncation(
             other_nodes=t.other_nodes,
