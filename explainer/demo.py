@@ -8,7 +8,8 @@ own example, entry first. Values are cumulative bytes allocated through ``cuMemA
 the AKS GPU profiler (Inspektor Gadget) reports them: sample type ``malloc``, unit ``bytes``.
 
 ``python -m explainer.demo`` (``make fixtures``) rewrites the repository's
-``fixtures/demo_vllm_gpu.pb.gz`` (``explainer.fixtures`` in a wheel) from this table; ``--demo`` in place of a SOURCE reads the same profile.
+``fixtures/demo_vllm_gpu.pb.gz`` (``explainer.fixtures`` in a wheel) from this table; ``--demo`` in
+place of a SOURCE reads the same profile.
 """
 
 from __future__ import annotations
