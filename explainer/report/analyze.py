@@ -4,7 +4,9 @@ JSON contract (``schema`` 1): ``unit``, ``sample_type``, ``total``, ``coverage``
 ``top_self`` and ``top_total`` (lists of ``name``, ``self``, ``total`` as integers in the
 profile's own unit, ordered like pprof: value, then name), ``chain``, ``categories`` (each stack
 attributed to one GPU-memory category: ``category``, ``label``, ``self``, ``share``),
-``truncation``.
+``truncation``; ``meaning`` (what a value is: cumulative requested bytes, in-use bytes, CPU time),
+``counted`` (frames that count calls in a byte profile, ``name``/``calls``/``stacks``, left out of
+every total) and ``visibility`` (the budget reconciled with the profile, or null).
 """
 
 from __future__ import annotations
