@@ -336,3 +336,19 @@ def test_app_sidebar_fields_make_the_same_budget() -> None:
     assert audit(summarize(attached_late()), got).budget == 73_600_000_000
     _, errors = sidebar(_Sidebar(gpu_memory="lots", gpu_util="2", vllm_log="hello"))
     assert len(errors) == 3
+
+
+def test_the_apps_sidebar_budget_reaches_the_chat() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import use_packaged_streamlit_settings
+
+    use_packaged_streamlit_settings()
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    at.text_input(key="gpu_memory").set_value("80GB")
+    at.text_input(key="gpu_util").set_value("0.92")
+    at.text_area(key="vllm_log").set_value(LOG).run()
+    assert not at.exception and not at.error
+    at.chat_input[0].set_value("where is the rest?").run()
+    reply = "\n".join(m.value for m in at.chat_message[-1].markdown)
+    assert "73.6 GB budget" in reply and "vLLM's own breakdown" in reply
