@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from explainer.explain.answers.writer import Writer
 from explainer.knowledge import label
 from explainer.knowledge.facts import Fact, fact
-from explainer.knowledge.visibility import Audit, Budget, audit, vllm_breakdown
+from explainer.knowledge.visibility import Audit, Budget, audit, vllm_breakdown, vllm_generation
 
 # which facts answer a question about each setting, most important first
 _SETTING_FACTS: dict[str, tuple[str, ...]] = {
@@ -60,18 +60,12 @@ def setting(w: Writer, concepts: Iterable[str]) -> str | None:
     if "setting_swap" in asked:
         w.add(w.t("**Do not set swap_space: current vLLM no longer has it.**"), "")
     if "setting_utilization" in asked:
-        generation = _generation(w)
+        generation = vllm_generation(w.ctx.profile.names)
         if generation:
             w.add(w.t("This profile comes from vLLM's {generation} engine.", generation=generation), "")
     for key in keys:
         w.add(*_fact_lines(w, fact(key)))
     return None
-
-
-def _generation(w: Writer) -> str:
-    from explainer.knowledge.visibility import vllm_generation
-
-    return vllm_generation(w.ctx.profile.names)
 
 
 def visibility(w: Writer, budget: Budget) -> str | None:

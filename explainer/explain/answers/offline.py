@@ -19,7 +19,7 @@ from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
-from explainer.knowledge.visibility import Budget, audit
+from explainer.knowledge.visibility import NEAR_EMPTY_BYTES, Budget, audit
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
@@ -87,6 +87,8 @@ class OfflineExplainer:
         """A GPU-memory profile with (almost) nothing in it: its top table would show nothing."""
         if q.intent not in _DIAGNOSED or q.subject is not None or units.kind_of(self.ctx.unit) != "bytes":
             return False
+        if not self.budget.given and self.ctx.total >= NEAR_EMPTY_BYTES:
+            return False  # without a budget only a profile under this size can be near-empty: no audit needed
         return self._gpu() and audit(self.ctx.summary, self.budget).near_empty
 
     def answer(self, q: Question) -> OfflineAnswer:
