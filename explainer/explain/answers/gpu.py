@@ -35,9 +35,9 @@ _ORDER = tuple(_SETTING_FACTS)
 def _fact_lines(w: Writer, f: Fact) -> list[str]:
     text = w.text(w.t(f.text))
     versions, source = w.text(f.versions), w.text(f.source)  # their numbers are release numbers, cited as written
-    out = [f"- {text} _({w.t('holds for')} {versions}; {w.t('source')}: {source})_"]
+    out = ["- " + text + " " + w.t("_(holds for {versions}; source: {source})_", versions=versions, source=source)]
     if f.risk:
-        out.append(f"  - **{w.t('Risk')}:** {w.text(w.t(f.risk))}")
+        out.append("  - " + w.t("**Risk:** {risk}", risk=w.text(w.t(f.risk))))
     return out
 
 
