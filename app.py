@@ -54,9 +54,10 @@ with tabs["Ask"]:
     sandwich.answer_button(st, state)
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget))
 with tabs["Flame graph"]:
-    data = flamegraph.shared(page.profile)
+    # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
+    data = flamegraph.shared(summary.profile)
     flamegraph.show(
-        st, state, page.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
+        st, state, summary.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
     )
 # the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
 # grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second

@@ -352,3 +352,22 @@ def test_the_apps_sidebar_budget_reaches_the_chat() -> None:
     at.chat_input[0].set_value("where is the rest?").run()
     reply = "\n".join(m.value for m in at.chat_message[-1].markdown)
     assert "73.6 GB budget" in reply and "vLLM's own breakdown" in reply
+
+
+def test_the_apps_flame_graph_leaves_the_counts_out_and_says_so() -> None:
+    import json as _json
+
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import use_packaged_streamlit_settings
+    from explainer.ui import sources
+
+    use_packaged_streamlit_settings()
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    at.radio(key="source_kind").set_value(sources.UPLOAD).run()
+    at.file_uploader(key="upload_main").set_value(("counts.pb.gz", to_pprof(full_with_counts()), "application/gzip"))
+    at.run()
+    assert not at.exception
+    names = _json.loads(at.get("bidi_component")[0].proto.json)["names"]
+    assert "cuMemFreeAsync" not in str(names) and "GPUModelRunner._allocate_kv_cache_tensors" in str(names)
+    assert any("count calls, not bytes" in w.value for w in at.warning)
