@@ -371,3 +371,13 @@ def test_the_apps_flame_graph_leaves_the_counts_out_and_says_so() -> None:
     names = _json.loads(at.get("bidi_component")[0].proto.json)["names"]
     assert "cuMemFreeAsync" not in str(names) and "GPUModelRunner._allocate_kv_cache_tensors" in str(names)
     assert any("count calls, not bytes" in w.value for w in at.warning)
+
+
+def test_a_comparison_leaves_the_counts_out_of_both_sides() -> None:
+    from explainer.analysis.diff import diff_profiles
+
+    before = _profile((KV + CUDA, 55 * GiB), ([*SERVE, "cuMemFreeAsync"], 10))
+    d = diff_profiles(before, full_with_counts())
+    assert d.before.total == 55 * GiB and d.after.total == 71 * GiB
+    assert "cuMemFreeAsync" not in {c.name for c in d.changes}
+    assert any("count calls, not bytes" in n for n in d.notes)

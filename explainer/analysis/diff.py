@@ -29,6 +29,7 @@ import numpy as np
 
 from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.functions import FunctionStats, function_stats, value_of_stacks_with
+from explainer.analysis.summary import split_counts
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.model import IntArray, Profile
 
@@ -221,6 +222,10 @@ def diff_profiles(before: Profile, after: Profile, floor: NoiseFloor | None = No
     """Compare ``before`` (the baseline) with ``after``; raises AnalysisError for different units."""
     floor = floor or NoiseFloor()
     notes = _check_comparable(before, after)
+    (before, counted_b), (after, counted_a) = split_counts(before), split_counts(after)
+    if counted_b or counted_a:  # cuMemFreeAsync and the like count calls: never part of a byte change
+        counted = sorted({c.name for c in (*counted_b, *counted_a)})
+        notes.append(f"frames that count calls, not bytes, are left out of both sides: {', '.join(counted)}")
     stats_b, stats_a = function_stats(before), function_stats(after)
     names: list[str] = []
     index: dict[str, int] = {}
