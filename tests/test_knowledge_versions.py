@@ -126,3 +126,13 @@ def test_runtime_frames_on_cpu_profiles_are_known(name: str, category: str) -> N
     entry = kb.lookup(name)
     assert entry is not None and entry.category == category and entry.actions
     assert kb.classify("cuMemAlloc_v2") == "allocator/driver"  # the generic CUDA family still applies
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["c10::cuda::CUDACachingAllocator::Native::ExpandableSegment::map", "cuMemCreate", "CuMemAllocator.use_memory_pool"],
+)
+def test_frames_of_memory_the_profiler_cannot_see_say_so(name: str) -> None:
+    entry = kb.lookup(name)
+    assert entry is not None and entry.category == "allocator/driver"
+    assert "does not" in entry.explanation and "profiler" in entry.explanation
