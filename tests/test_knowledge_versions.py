@@ -130,7 +130,11 @@ def test_runtime_frames_on_cpu_profiles_are_known(name: str, category: str) -> N
 
 @pytest.mark.parametrize(
     "name",
-    ["c10::cuda::CUDACachingAllocator::Native::ExpandableSegment::map", "cuMemCreate", "CuMemAllocator.use_memory_pool"],
+    [
+        "c10::cuda::CUDACachingAllocator::Native::ExpandableSegment::map",
+        "cuMemCreate",
+        "CuMemAllocator.use_memory_pool",
+    ],
 )
 def test_frames_of_memory_the_profiler_cannot_see_say_so(name: str) -> None:
     entry = kb.lookup(name)
