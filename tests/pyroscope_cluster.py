@@ -51,7 +51,7 @@ def parse(selector: str) -> list[tuple[str, str, str]]:
 def matches(labels: dict[str, str], matchers: list[tuple[str, str, str]]) -> bool:
     for name, op, value in matchers:
         have = labels.get(name, "")
-        if op == "=" and have != value or op == "!=" and have == value:
+        if (op == "=" and have != value) or (op == "!=" and have == value):
             return False
         if op in ("=~", "!~") and (re.fullmatch(value, have) is not None) != (op == "=~"):
             return False
@@ -76,7 +76,9 @@ class Cluster:
         wanted = parse(selector or "{}")
         return [s for s in self.series if s.profile_type == profile_type and matches(s.labels, wanted)]
 
-    def merged(self, profile_type: str, selector: str, start: int, end: int, call_site: list[str] | None = None) -> Profile | None:
+    def merged(
+        self, profile_type: str, selector: str, start: int, end: int, call_site: list[str] | None = None
+    ) -> Profile | None:
         picked = [(p, t) for s in self.select(profile_type, selector) for t, p in s.samples if start <= t <= end]
         if not picked:
             return None

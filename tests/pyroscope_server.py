@@ -38,12 +38,12 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from google.protobuf import json_format
+from pyroscope_cluster import BadSelector, Cluster
 
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile, ProfileBuilder
 from explainer.readers.flamegraph import encode_flamegraph
 from explainer.writers import to_pprof_message
-from pyroscope_cluster import BadSelector, Cluster
 
 CONNECT = "/querier.v1.QuerierService/"
 CODES = {400: "invalid_argument", 401: "unauthenticated", 403: "permission_denied", 404: "not_found",
@@ -220,7 +220,9 @@ class PyroscopeServer:
     def _cluster_ProfileTypes(self, body: dict[str, Any]) -> Reply:
         keys = ("name", "sampleType", "sampleUnit", "periodType", "periodUnit")
         assert self.cluster is not None
-        types = [{"ID": t, **{k: v for k, v in zip(keys, t.split(":"), strict=False) if v}} for t in self.cluster.types()]
+        types = [
+            {"ID": t, **{k: v for k, v in zip(keys, t.split(":"), strict=False) if v}} for t in self.cluster.types()
+        ]
         return ok({"profileTypes": types} if types else {})
 
     def _cluster_LabelNames(self, body: dict[str, Any]) -> Reply:
@@ -240,7 +242,9 @@ class PyroscopeServer:
 
         def sets() -> dict[str, Any]:
             found = c.label_sets(list(body.get("matchers", [])), names)
-            return _omit({"labelsSet": [{"labels": [{"name": k, "value": v} for k, v in sorted(s.items())]} for s in found]})
+            return _omit(
+                {"labelsSet": [{"labels": [{"name": k, "value": v} for k, v in sorted(s.items())]} for s in found]}
+            )
 
         return self._on_cluster(body, sets)
 

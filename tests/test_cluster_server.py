@@ -69,7 +69,11 @@ def test_select_series_steps_average_and_call_site(server) -> None:
     site = {"callSite": [{"name": n} for n in (*ROOT, "GPUModelRunner.initialize_kv_cache", KV)]}
     (kv,) = rpc(server, "SelectSeries", {**base, "stackTraceSelector": site})["series"]
     assert [p["value"] for p in kv["points"]] == [4 * GB] * 5 + [8 * GB] * 5
-    avg = {**base, "labelSelector": '{k8s_namespace="inference"}', "aggregation": "TIME_SERIES_AGGREGATION_TYPE_AVERAGE"}
+    avg = {
+        **base,
+        "labelSelector": '{k8s_namespace="inference"}',
+        "aggregation": "TIME_SERIES_AGGREGATION_TYPE_AVERAGE",
+    }
     (mean,) = rpc(server, "SelectSeries", avg)["series"]
     assert mean["points"][9]["value"] == (3 * 5.4 + 9.4) * GB / 4
 

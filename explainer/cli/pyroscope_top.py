@@ -31,7 +31,9 @@ def add_arguments(top: argparse.ArgumentParser, series: argparse.ArgumentParser)
         help="the label to total by (default k8s_podName for GPU memory, service_name otherwise)",
     )
     top.add_argument("--limit", type=int, default=10, metavar="N", help="show the N largest values (default 10)")
-    series.add_argument("--function", metavar="NAME", help="only the stacks through this function (its heaviest call site)")
+    series.add_argument(
+        "--function", metavar="NAME", help="only the stacks through this function (its heaviest call site)"
+    )
     series.add_argument("--step", type=float, metavar="SECONDS", help="seconds per point (default: about 60 points)")
 
 
