@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.messages import BaseMessage
 
     from explainer.analysis.summary import Summary
+    from explainer.explain.cluster import ClusterDesk
     from explainer.explain.llm.facts import Facts
     from explainer.explain.llm.session import Outcome
 
@@ -111,6 +112,7 @@ class Conversation:
         self.last_answer: Answer | None = None
         top = self.ctx.summary.top_self.rows
         self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
+        self.cluster: ClusterDesk | None = None  # a server source's pods (explainer.explain.cluster), set by the caller
 
     @property
     def uses_model(self) -> bool:
@@ -134,6 +136,14 @@ class Conversation:
     def ask_stream(self, question: str) -> Iterator[str]:
         """Markdown chunks as they are ready; afterwards :attr:`last_answer` holds the whole answer."""
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
+        routed = self._cluster_answer(question)
+        if routed is not None:
+            self.questions += 1
+            self.last_answer = Answer(routed, "offline", Verification())
+            self.history.append((question, routed[:MAX_HISTORY_ANSWER_CHARS]))
+            del self.history[:-MAX_HISTORY_TURNS]
+            yield routed
+            return
         q = self.read(question)  # read once; every path below answers this reading
         self.questions += 1
         if not self.uses_model:
@@ -153,6 +163,15 @@ class Conversation:
         if self.last_answer is not None:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
+
+    def _cluster_answer(self, question: str) -> str | None:
+        """Questions about pods, namespaces and services: the server's answer, or on a file "a file has none"."""
+        from explainer.explain.cluster import file_answer
+
+        if self.cluster is not None:
+            return self.cluster.answer(question)
+        source = self.ctx.profile.source
+        return file_answer(question) if source is None or source.kind != "pyroscope" else None
 
     def read(self, question: str) -> Question:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""

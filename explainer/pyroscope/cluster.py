@@ -9,10 +9,13 @@ profile is fetched to be added up here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from explainer.pyroscope.client import PyroscopeClient, Series
 from explainer.pyroscope.query import ProfileType, Query, TimeRange
 from explainer.pyroscope.selector import Matcher, parse_selector, render_selector
+
+if TYPE_CHECKING:  # the HTTP client loads only when a server is asked
+    from explainer.pyroscope.client import PyroscopeClient, Series
 
 POD, NAMESPACE, SERVICE = "k8s_podName", "k8s_namespace", "service_name"
 NICE_STEPS_S = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
