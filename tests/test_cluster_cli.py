@@ -113,3 +113,30 @@ def test_series_of_one_function_uses_a_stack_trace_selector(server) -> None:
     body = next(s.body for s in server.seen if s.path.endswith("SelectSeries"))
     assert body["stackTraceSelector"]["callSite"][-1] == {"name": KV}
     assert "8.0 GB" in out and "trend: growing" in out
+
+
+def test_handoff_from_the_server_has_a_pods_section(server) -> None:
+    code, out, err = run("handoff", "--server", server.url, *WINDOW, "--llm", "offline", "--top", "3")
+    assert code == 0, err
+    pods = out[out.index("## Pods") :].split("\n## ", 1)[0]
+    assert "| `vllm-2` | 74.0 GB | 30.7% |" in pods and "| `vllm-0` | 54.0 GB | 22.4% |" in pods
+    assert "- Left out: 2 more pod(s), 59.0 GB (24.5%)." in pods
+    assert (
+        "- Far from its peers: `vllm-2` holds 74.0 GB, 37.0% more than the median of its 3 peer(s) (54.0 GB)." in pods
+    )
+    assert "the selection rose in the step ending 2026-05-28 20:32:00Z" in pods
+    assert out.index("## Headline") < out.index("## Pods") < out.index("## Top consumers")
+    merges = [s.body["labelSelector"] for s in server.seen if s.path.endswith("SelectMergeStacktraces")]
+    assert merges == ["{}"]  # the report's own profile; the pods come from series queries
+
+
+def test_handoff_from_a_file_has_no_pods_section(tmp_path) -> None:
+    from pyroscope_cluster import vllm_minute
+
+    from explainer.writers import to_pprof
+
+    path = tmp_path / "p.pb.gz"
+    path.write_bytes(to_pprof(vllm_minute(4 * GB, GB)))
+    code, out, err = run("handoff", str(path), "--llm", "offline")
+    assert code == 0, err
+    assert "## Headline" in out and "## Pods" not in out

@@ -26,6 +26,7 @@ from explainer.pyroscope.cluster import (
     TopByLabel,
     call_site,
     course,
+    farthest_pod,
     sensible_step,
     top_by_label,
     with_label,
@@ -319,21 +320,8 @@ class ClusterDesk:
         return line + "\n\n" + self._compare(scope, (label, nearest), lang)
 
     def _farthest(self) -> tuple[str, str] | None:
-        """The pod farthest (relatively) from the median of the other pods of its service: one grouped
-        series query for the totals, one Series call for which pod belongs to which service."""
-        totals = {r.value: r.total for r in top_by_label(self.client, self.query, POD, limit=1000).rows if r.value}
-        services: dict[str, list[str]] = {}
-        for labels in self.client.label_sets(self.window, self.selector, (POD, SERVICE)):
-            if labels.get(POD) in totals:
-                services.setdefault(labels.get(SERVICE, ""), []).append(labels[POD])
-        best: tuple[float, str] | None = None
-        for pods in services.values():
-            for pod in set(pods):
-                others = [totals[p] for p in set(pods) if p != pod]
-                if others and (mid := median(others)) > 0:
-                    far = (abs(totals[pod] - mid) / mid, pod)
-                    best = far if best is None or far > best else best
-        return (POD, best[1]) if best is not None else None
+        found = farthest_pod(self.client, self.query)
+        return (POD, found.pod) if found is not None else None
 
     def _compare(self, subject: tuple[str, str], baseline: tuple[str, str], lang: str) -> str:
         """``subject`` against ``baseline``: one Diff call, the server merging each side with its selector."""

@@ -139,3 +139,40 @@ def call_site(stacks: list[tuple[tuple[str, ...], int]], function: str) -> tuple
             path = stack[: stack.index(function) + 1]
             weight[path] = weight.get(path, 0) + value
     return max(weight, key=lambda p: (weight[p], p)) if weight else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One pod among the other pods of its service."""
+
+    pod: str
+    total: int
+    peers: dict[str, int]
+
+    @property
+    def median(self) -> float:
+        values = sorted(self.peers.values())
+        n = len(values)
+        return float(values[n // 2]) if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+    @property
+    def apart(self) -> float:
+        """How far from the peers' median, as a fraction of it (0.37 = 37% more, -0.5 = half)."""
+        return (self.total - self.median) / self.median if self.median > 0 else 0.0
+
+
+def farthest_pod(client: PyroscopeClient, query: Query) -> Standing | None:
+    """The pod farthest (relatively) from the median of the other pods of its service: one grouped
+    series query for the totals and one ``Series`` call for which pod belongs to which service."""
+    totals = {r.value: r.total for r in top_by_label(client, query, POD, limit=1000).rows if r.value}
+    services: dict[str, set[str]] = {}
+    for labels in client.label_sets(query.window, query.selector, (POD, SERVICE)):
+        if labels.get(POD) in totals:
+            services.setdefault(labels.get(SERVICE, ""), set()).add(labels[POD])
+    best: Standing | None = None
+    for pods in services.values():
+        for pod in sorted(pods):
+            found = Standing(pod, totals[pod], {p: totals[p] for p in pods if p != pod})
+            if found.peers and found.median > 0 and (best is None or abs(found.apart) > abs(best.apart)):
+                best = found
+    return best

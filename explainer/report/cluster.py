@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from explainer.pyroscope.cluster import Course, TopByLabel
+from explainer.pyroscope.cluster import POD, Course, TopByLabel, course, farthest_pod, sensible_step, top_by_label
 from explainer.symbols import clean
 from explainer.units import format_share, format_value, share
+
+if TYPE_CHECKING:
+    from explainer.pyroscope.client import PyroscopeClient
+    from explainer.pyroscope.query import Query
 
 
 def when(ms: int) -> str:
@@ -82,3 +86,51 @@ def course_json(c: Course) -> dict[str, Any]:
         "rise_start": None if c.rise_start is None else {"timestamp_ms": c.rise_start[0], "value": c.rise_start[1]},
         "trend": c.trend,
     }
+
+
+FAR_FROM_PEERS = 0.2  # a replica 20% away from its peers' median is worth a line in a handoff
+
+
+def pods_section(client: PyroscopeClient, query: Query, top: int = 5) -> list[str]:
+    """The handoff's "Pods" lines for a server source: the top pods, any replica far from its peers,
+    and when the selection rose. All pushdown: grouped series, one Series call, one ungrouped series."""
+    from explainer.markdown import code
+
+    unit = query.profile_type.sample_unit
+    found = top_by_label(client, query, POD, limit=top)
+    if not found.rows or not any(r.value for r in found.rows):
+        return []
+    out = ["## Pods", "", "| pod | total | share |", "| --- | ---: | ---: |"]
+    for r in found.rows:
+        amount, part = format_value(r.total, unit), format_share(r.total, found.whole)
+        out.append(f"| {code(shown_value(r.value, POD))} | {amount} | {part} |")
+    out.append("")
+    if found.left_out_values:
+        out.append(
+            f"- Left out: {found.left_out_values} more pod(s), {format_value(found.left_out_total, unit)} "
+            f"({format_share(found.left_out_total, found.whole)})."
+        )
+    far = farthest_pod(client, query)
+    if far is not None and abs(far.apart) >= FAR_FROM_PEERS:
+        word = "more" if far.apart > 0 else "less"
+        out.append(
+            f"- Far from its peers: {code(far.pod)} holds {format_value(far.total, unit)}, "
+            f"{format_share(abs(far.total - far.median), far.median)} {word} than the median of its "
+            f"{len(far.peers)} peer(s) ({format_value(far.median, unit)})."
+        )
+    elif far is not None:
+        out.append(f"- No replica is more than {FAR_FROM_PEERS:.0%} away from the median of its peers.")
+    step = sensible_step(query.window)
+    c = course(client.series(query, step), step)
+    if c is not None:
+        rose = (
+            f"rose in the step ending {when(c.rise_start[0])}"
+            if c.rise_start is not None
+            else "was already at its level when the window opened"
+        )
+        out.append(
+            f"- Over time ({step:g} s steps): the selection {rose}; peak {format_value(c.peak[1], unit)} "
+            f"in the step ending {when(c.peak[0])}; {c.trend} "
+            f"({format_value(c.first, unit)} per step in the first third, {format_value(c.last, unit)} in the last)."
+        )
+    return [*out, ""]
