@@ -96,6 +96,8 @@ def pods_section(client: PyroscopeClient, query: Query, top: int = 5) -> list[st
     and when the selection rose. All pushdown: grouped series, one Series call, one ungrouped series."""
     from explainer.markdown import code
 
+    if len(client.label_values(POD, query.window, query.selector)) < 2:
+        return []  # no pods, or a selection of one pod: nothing to compare
     unit = query.profile_type.sample_unit
     found = top_by_label(client, query, POD, limit=top)
     if not found.rows or not any(r.value for r in found.rows):
