@@ -235,12 +235,15 @@ def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5) -
     return fit(Result(data, report))
 
 
-def ask(profile: Profile, question: str, baseline: Profile | None = None) -> Result:
-    """The offline explainer's answer: no model is called, every number is the analyzer's."""
+def ask(profile: Profile, question: str, baseline: Profile | None = None, cluster: Any = None) -> Result:
+    """The offline explainer's answer: no model is called, every number is the analyzer's. ``cluster``
+    (an :class:`explainer.explain.cluster.ClusterDesk`) answers questions about a server's pods."""
     from explainer.explain import Conversation
 
     text = question.strip()[:MAX_QUESTION_CHARS]
-    answer = Conversation(profile, mode="offline", baseline=baseline).ask(text)
+    conversation = Conversation(profile, mode="offline", baseline=baseline)
+    conversation.cluster = cluster
+    answer = conversation.ask(text)
     summary = summarize(profile, Options(top=1))
     data = _envelope(
         "ask",
