@@ -137,3 +137,22 @@ def test_a_file_has_no_pods(demo: Profile, tmp_path, question, said) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["ask", str(path), question, "--llm", "offline"], out, err) == 0
     assert said in out.getvalue() and "explainer pyroscope top --server URL --by k8s_podName" in out.getvalue()
+
+
+def test_a_server_without_pod_labels_says_so(demo: Profile) -> None:
+    with PyroscopeServer({"process_cpu:malloc:bytes::": demo}) as server:  # one series, labelled service_name only
+        out, err = io.StringIO(), io.StringIO()
+        code = main(
+            ["ask", "--server", server.url, "--llm", "offline", "which pod uses the most GPU memory?"], out, err
+        )
+    assert code == 0, err.getvalue()
+    assert out.getvalue().strip() == "No k8s_podName has data for GPU memory in this window."
+
+
+def test_questions_that_only_sound_like_time_or_namespaces_are_not_rerouted(server, demo, tmp_path) -> None:
+    assert "started growing" not in ask(server, "which functions are growing?")
+    path = tmp_path / "demo.pb.gz"
+    path.write_bytes(to_pprof(demo))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["ask", str(path), "what does the namespace torch do?", "--llm", "offline"], out, err) == 0
+    assert "no pods" not in out.getvalue()

@@ -53,6 +53,10 @@ _WHEN_START = re.compile(
     r"\b(when|since when|wanneer|sinds wanneer)\b.*"
     r"\b(start\w*|begin\w*|begon|gr[eo]w\w*|groei\w*|rise|rose|stijg\w*|steeg)\b"
 )
+_STILL_GROWING = re.compile(
+    r"\b(is (it|memory|gpu memory|the \w+( \w+)?) (still )?(growing|rising|increasing)|still (growing|rising)|"
+    r"groeit (het|dit|het geheugen|\w+)( nog)?|stijgt (het|dit)( nog)?|nog steeds aan het groeien)\b"
+)
 _PEAK = re.compile(r"\b(peak|piek|maximum|highest point)\b")
 _DUTCH = re.compile(
     r"\b(welke|wat|wanneer|hoeveel|gebruikt|het|de|en|met|vergelijk|groeit|groeien|begon|te|piek|meest|meeste|"
@@ -191,13 +195,16 @@ class ClusterDesk:
         return Query(self.profile_type, self.selector, self.window)
 
     def values(self) -> dict[str, list[str]]:
+        """The pods, namespaces and services in the selection, asked once (one shared deadline: a slow
+        or label-less server costs one timeout, and then the names are simply unknown)."""
         if self._values is None:
-            self._values = {}
-            for label in (POD, NAMESPACE, SERVICE):
+            self._values = {label: [] for label in (POD, NAMESPACE, SERVICE)}
+            deadline = self.client.deadline()
+            for label in self._values:
                 try:
-                    self._values[label] = self.client.label_values(label, self.window, self.selector)
+                    self._values[label] = self.client.label_values(label, self.window, self.selector, deadline=deadline)
                 except ExplainerError:
-                    self._values[label] = []
+                    break
         return self._values
 
     def mentioned(self, text: str) -> list[tuple[str, str]]:
@@ -218,7 +225,7 @@ class ClusterDesk:
         lang = self.lang = language(question, self.lang)
         label = label_word(question)
         cluster_words = label is not None or bool(_COMPARE.search(t) or _PEERS.search(t))
-        timed = bool(_WHEN_START.search(t) or _PEAK.search(t) or ("groei" in t or "growing" in t))
+        timed = bool(_WHEN_START.search(t) or _PEAK.search(t) or _STILL_GROWING.search(t))
         named = self.mentioned(question) if (cluster_words or timed or " in " in f" {t} ") else []
         if _COMPARE.search(t) and not _PEERS.search(t) and (len(named) >= 2 or (named and self.topic)):
             subject, baseline = (named[0], named[1]) if len(named) >= 2 else (self.topic, named[0])
@@ -248,7 +255,7 @@ class ClusterDesk:
 
     def _top(self, label: str, lang: str) -> str:
         found = top_by_label(self.client, self.query, label, limit=5)
-        if not found.rows or found.whole <= 0:
+        if not any(r.value for r in found.rows) or found.whole <= 0:  # no series carries the label
             return _t("none", lang, label=label, what=self._what(lang))
         first = found.rows[0]
         out = [self._top_line(found, lang)]
