@@ -39,7 +39,7 @@ def test_an_assistant_discovers_the_cluster_and_finds_the_biggest_pod(tmp_path: 
         merges = [s.body["labelSelector"] for s in server.seen if s.path.endswith("SelectMergeStacktraces")]
     types, names, values, top, asked, series, no_source, demo, bad_type = got.calls
     assert set(got.tools) >= DISCOVERY
-    assert "source" in got.tools["top_by_label"].input_schema["required"]
+    assert "required: 'pyroscope'" in got.tools["top_by_label"].input_schema["properties"]["source"]["description"]
     assert [t["id"] for t in types.data["profile_types"]] == ["process_cpu:cpu:nanoseconds:cpu:nanoseconds", GPU]
     assert {"k8s_podName", "k8s_namespace", "service_name"} <= set(names.data["names"])
     assert values.data["values"] == sorted(EXPECTED_GPU)
@@ -49,6 +49,8 @@ def test_an_assistant_discovers_the_cluster_and_finds_the_biggest_pod(tmp_path: 
     assert "`vllm-2` uses the most GPU memory: 74.0 GB" in asked.markdown and KV in asked.markdown
     assert merges == ["{}", '{k8s_podName="vllm-2"}', '{k8s_podName="vllm-2"}']  # ask's profile, its top pod, series
     assert series.data["rise_start"] == {"timestamp_ms": T0 + 5 * MINUTE, "value": 8 * GB}
-    assert no_source.is_error and "source" in no_source.markdown
+    assert no_source.is_error and "source is required: pass source='pyroscope'" in no_source.markdown
     assert demo.is_error and "source='pyroscope'" in demo.markdown
-    assert bad_type.is_error and "call profile_types" in bad_type.markdown and "--profile-type" not in bad_type.markdown
+    assert (
+        bad_type.is_error and "as query.profile_type" in bad_type.markdown and "--profile-type" not in bad_type.markdown
+    )

@@ -12,7 +12,7 @@ from pyroscope_server import PyroscopeServer
 
 from explainer.cli.main import main
 from explainer.model import Profile
-from explainer.report.cluster import when
+from explainer.pyroscope.cluster import when
 from explainer.writers import to_pprof
 
 T0 = 1_780_000_020_000

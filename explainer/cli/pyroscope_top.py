@@ -62,9 +62,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 def _series(args: argparse.Namespace, client: object, query: object, out: TextIO) -> int:
     from explainer.pyroscope.client import PyroscopeClient
-    from explainer.pyroscope.cluster import call_site, course, sensible_step
+    from explainer.pyroscope.cluster import call_site, course, sensible_step, when
     from explainer.pyroscope.query import Query
-    from explainer.report.cluster import course_json, course_lines, when
+    from explainer.report.cluster import course_json, course_lines
     from explainer.units import format_value
 
     assert isinstance(client, PyroscopeClient) and isinstance(query, Query)

@@ -29,10 +29,10 @@ from explainer.pyroscope.cluster import (
     farthest_pod,
     sensible_step,
     top_by_label,
+    when,
     with_label,
 )
 from explainer.pyroscope.query import ProfileType, Query, TimeRange
-from explainer.report.cluster import when
 from explainer.symbols import clean
 from explainer.units import format_share, format_value, localize
 

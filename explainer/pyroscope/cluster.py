@@ -9,6 +9,7 @@ profile is fetched to be added up here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from explainer.pyroscope.query import ProfileType, Query, TimeRange
@@ -20,6 +21,11 @@ if TYPE_CHECKING:  # the HTTP client loads only when a server is asked
 POD, NAMESPACE, SERVICE = "k8s_podName", "k8s_namespace", "service_name"
 NICE_STEPS_S = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 TARGET_POINTS = 60  # a readable curve: about an hour at one-minute steps
+
+
+def when(ms: int) -> str:
+    """A point's time as people read it in a report (UTC, to the second)."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def default_label(profile_type: ProfileType) -> str:

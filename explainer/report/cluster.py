@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from explainer.pyroscope.cluster import POD, Course, TopByLabel, course, farthest_pod, sensible_step, top_by_label
+from explainer.pyroscope.cluster import (
+    POD,
+    Course,
+    TopByLabel,
+    course,
+    farthest_pod,
+    sensible_step,
+    top_by_label,
+    when,
+)
 from explainer.symbols import clean
 from explainer.units import format_share, format_value, share
 
 if TYPE_CHECKING:
     from explainer.pyroscope.client import PyroscopeClient
     from explainer.pyroscope.query import Query
-
-
-def when(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def shown_value(value: str, label: str) -> str:

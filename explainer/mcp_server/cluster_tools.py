@@ -6,16 +6,15 @@ the demo's numbers reported as the cluster's). Hints name these tools, not CLI c
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from explainer import markdown
-from explainer.assist.sources import PYROSCOPE, Access, ServerQuery
-from explainer.assist.tools import UNTRUSTED, Result, clamp, fit
-from explainer.errors import QueryError, UnknownProfileTypeError
+from explainer.errors import QueryError
+from explainer.mcp_server.sources import PYROSCOPE, Access, ServerQuery
+from explainer.mcp_server.tools import UNTRUSTED, Result, clamp, fit
 from explainer.symbols import clean
 
 if TYPE_CHECKING:
@@ -31,7 +30,11 @@ NEED_SOURCE = (
 
 
 class ToolQueryError(QueryError):
-    """A query error whose hint names the MCP tools (an assistant cannot run our CLI)."""
+    """A query error whose hint names the MCP tools (an assistant cannot run our CLI); the hint is part
+    of the message, which is what :func:`explainer.mcp_server.errors.describe` shows."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(f"{message}; {hint}" if hint else message)
 
 
 @dataclass
@@ -44,13 +47,8 @@ class Server:
     def query(self) -> Query:
         from explainer.pyroscope.query import Query
 
-        try:
-            profile_type = self.client.resolve_type(self.wanted_type, self.window)
-        except UnknownProfileTypeError as exc:
-            raise ToolQueryError(
-                str(exc.args[0]), hint="call profile_types and pass one of its IDs as query.profile_type"
-            ) from exc
-        return Query(profile_type, self.selector, self.window)
+        # an unknown type's error lists the server's types; describe() adds "pass one as query.profile_type"
+        return Query(self.client.resolve_type(self.wanted_type, self.window), self.selector, self.window)
 
 
 def require_pyroscope(source: str | None) -> None:
@@ -70,16 +68,13 @@ def server(access: Access, source: str | None, query: ServerQuery | None) -> Ite
         raise ToolQueryError("no Pyroscope server is configured (the operator starts explainer mcp with --server URL)")
     import requests
 
-    from explainer.cli.server_args import client_from_args, selector_from_args, window_from_args
+    from explainer.pyroscope.selector import build_selector
 
-    args = argparse.Namespace(**vars(access.server))
-    for attr in ("profile_type", "selector", "start", "end"):
-        value = getattr(query, attr, None) if query is not None else None
-        if value is not None:
-            setattr(args, attr, value)
+    q = query or ServerQuery()
+    source_ = access.server.query(q.profile_type, q.selector, q.start, q.end)
     with requests.Session() as session:
-        client = client_from_args(args, session)
-        yield Server(client, window_from_args(args), selector_from_args(args), args.profile_type)
+        client = source_.client(session)
+        yield Server(client, source_.window(), build_selector(source_.selector, []), source_.profile_type)
 
 
 def _envelope(tool: str, s: Server, **data: Any) -> dict[str, Any]:
@@ -169,8 +164,8 @@ def series(access: Access, source: str | None, function: str | None, query: Serv
 
 def ask(access: Access, profile: Profile, question: str, query: ServerQuery | None) -> Result:
     """The ask tool on a server source: cluster questions go to the server, the rest to the profile."""
-    from explainer.assist import tools
     from explainer.explain.cluster import ClusterDesk
+    from explainer.mcp_server import tools
 
     with server(access, PYROSCOPE, query) as s:
         return tools.ask(profile, question, cluster=ClusterDesk.for_profile(s.client, profile))
