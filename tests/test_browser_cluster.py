@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pyroscope_cluster import MINUTE, demo_cluster
 from pyroscope_server import PyroscopeServer
-from test_browser import ARTIFACTS, browser, open_app, serve, watched_page
+from test_browser import ARTIFACTS, ask, browser, open_app, serve, watched_page
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser"]  # the fixture, shared with tests/test_browser.py
@@ -49,4 +49,23 @@ def test_label_breakdown_shows_bars_per_pod_and_loads_one(browser: Any, app_url:
         grouped = [s.body for s in server.seen if s.path.endswith("SelectSeries") and s.body.get("groupBy")]
     assert merges == ['{k8s_podName="vllm-2"}']  # the bars came from a grouped series, the click from one merge
     assert grouped and grouped[0]["groupBy"] == ["k8s_podName"]
+    assert not seen["errors"] and not seen["outside"], seen
+
+
+def test_the_chat_answers_which_pod_uses_the_most_on_a_server_profile(browser: Any, app_url: str) -> None:
+    t0 = (int(time.time() * 1000) - 30 * MINUTE) // MINUTE * MINUTE
+    with PyroscopeServer(cluster=demo_cluster(t0)) as server:
+        page, seen = watched_page(browser)
+        open_app(page, app_url)
+        page.get_by_text("Pyroscope server").click()
+        page.get_by_role("textbox", name="Server URL").fill(server.url)
+        page.get_by_role("textbox", name="Server URL").press("Enter")
+        page.get_by_role("button", name="Connect").click()
+        page.get_by_role("button", name="Load profile").click()
+        page.get_by_text("241.0 GB", exact=True).first.wait_for(timeout=60_000)
+        answer = ask(page, "which pod uses the most GPU memory?", "uses the most GPU memory")
+        text = answer.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "cluster-chat.png"), full_page=False)
+    assert "vllm-2 uses the most GPU memory: 74.0 GB of 241.0 GB (30.7%)" in text
+    assert "GPUModelRunner._allocate_kv_cache_tensors" in text
     assert not seen["errors"] and not seen["outside"], seen

@@ -72,7 +72,7 @@ def test_which_pod_uses_the_most_names_the_pod_its_number_and_its_biggest_functi
 def test_dutch(server) -> None:
     answer = ask(server, "Welke pod gebruikt het meeste GPU-geheugen?")
     assert "`vllm-2` gebruikt het meeste GPU-geheugen: 74,0 GB van 241,0 GB (30,7%)" in answer
-    assert f"Binnen vllm-2 is `{KV}` het grootst: 60,0 GB" in answer
+    assert f"Binnen `vllm-2` is `{KV}` het grootst: 60,0 GB" in answer
 
 
 def test_which_namespace_and_service(server) -> None:
@@ -156,3 +156,15 @@ def test_questions_that_only_sound_like_time_or_namespaces_are_not_rerouted(serv
     out, err = io.StringIO(), io.StringIO()
     assert main(["ask", str(path), "what does the namespace torch do?", "--llm", "offline"], out, err) == 0
     assert "no pods" not in out.getvalue()
+
+
+def test_hostile_pod_names_stay_code() -> None:
+    from pyroscope_cluster import GPU, Cluster, LabelledSeries, vllm_minute
+
+    evil = "![x](http://evil.invalid/x.png)"
+    labels = {"k8s_podName": evil, "k8s_namespace": "inference", "service_name": "vllm"}
+    cluster = Cluster([LabelledSeries(GPU, labels, [(T0, vllm_minute(4 * 10**9, 10**9))])])
+    with PyroscopeServer(cluster=cluster) as srv:
+        answer = ask(srv, "which pod uses the most GPU memory?")
+    assert f"`{evil}` uses the most GPU memory" in answer
+    assert answer.count(evil) == answer.count(f"`{evil}`")  # every mention is a code span

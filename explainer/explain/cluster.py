@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from statistics import median
 from typing import TYPE_CHECKING
 
 from explainer.analysis.diff import diff_profiles
 from explainer.analysis.functions import function_stats, top
-from explainer.errors import ExplainerError
+from explainer.errors import ExplainerError, QueryError
 from explainer.model import Profile
 from explainer.pyroscope.cluster import (
     NAMESPACE,
@@ -75,22 +77,22 @@ _T = {
         '"{q}"`, of toon de totalen per pod met `explainer pyroscope top --server URL --by k8s_podName`.',
     ),
     "top": (
-        "`{value}` uses the most {what}: {total} of {whole} ({share}) in this window, of {count} {label} values.",
-        "`{value}` gebruikt het meeste {what}: {total} van {whole} ({share}) in dit venster, van {count} "
+        "{value} uses the most {what}: {total} of {whole} ({share}) in this window, of {count} {label} values.",
+        "{value} gebruikt het meeste {what}: {total} van {whole} ({share}) in dit venster, van {count} "
         "waarden van {label}.",
     ),
     "next": ("Next: {rest}.", "Daarna: {rest}."),
     "inside": (
-        "Inside {value} the biggest is `{function}`: {self} self ({share} of {total}).",
-        "Binnen {value} is `{function}` het grootst: {self} self ({share} van {total}).",
+        "Inside {value} the biggest is {function}: {self} self ({share} of {total}).",
+        "Binnen {value} is {function} het grootst: {self} self ({share} van {total}).",
     ),
     "none": (
         "No {label} has data for {what} in this window.",
         "Geen enkele {label} heeft gegevens voor {what} in dit venster.",
     ),
     "peers": (
-        "`{value}` holds {total}, {pct} {dir} the median of its {n} peers ({median}; {peers}).",
-        "`{value}` heeft {total}, {pct} {dir} de mediaan van zijn {n} peers ({median}; {peers}).",
+        "{value} holds {total}, {pct} {dir} the median of its {n} peers ({median}; {peers}).",
+        "{value} heeft {total}, {pct} {dir} de mediaan van zijn {n} peers ({median}; {peers}).",
     ),
     "more": ("more than", "meer dan"),
     "less": ("less than", "minder dan"),
@@ -100,15 +102,15 @@ _T = {
         "{value} heeft geen peers met gegevens in dit venster.",
     ),
     "diff": (
-        "`{a}` {ta} against `{b}` {tb} ({delta}). Biggest changes above the noise floor (1% of the larger total "
+        "{a} {ta} against {b} {tb} ({delta}). Biggest changes above the noise floor (1% of the larger total "
         "and 5% of the value before):",
-        "`{a}` {ta} tegenover `{b}` {tb} ({delta}). Grootste veranderingen boven de ruisdrempel (1% van het "
+        "{a} {ta} tegenover {b} {tb} ({delta}). Grootste veranderingen boven de ruisdrempel (1% van het "
         "grootste totaal en 5% van de waarde ervoor):",
     ),
     "nodiff": ("No function changed by more than the noise floor.", "Geen functie veranderde meer dan de ruisdrempel."),
-    "change": ("- `{name}`: {before} → {after} self ({delta})", "- `{name}`: {before} → {after} self ({delta})"),
+    "change": ("- {name}: {before} → {after} self ({delta})", "- {name}: {before} → {after} self ({delta})"),
     "scope": ("the whole selection", "de hele selectie"),
-    "through": ("through `{function}`", "via `{function}`"),
+    "through": ("through {function}", "via {function}"),
     "course": (
         "{scope} {through}, step {step}: peak {peak} in the step ending {peak_at}.",
         "{scope} {through}, stap {step}: piek {peak} in de stap tot {peak_at}.",
@@ -128,6 +130,10 @@ _T = {
     "growing": ("Yes", "Ja"),
     "falling": ("No, it is falling", "Nee, het daalt"),
     "flat": ("No, it is flat", "Nee, het is vlak"),
+    "failed": (
+        "The Pyroscope server could not answer this: {why}",
+        "De Pyroscope-server kon dit niet beantwoorden: {why}",
+    ),
     "empty": ("Nothing was recorded for {scope} in this window.", "Niets opgenomen voor {scope} in dit venster."),
 }
 
@@ -156,7 +162,8 @@ def label_word(text: str) -> str | None:
 
 
 def code(name: str) -> str:
-    return clean(name, 120).replace("`", "'")
+    """An untrusted name (pod, function) as a code span: never Markdown, links or images."""
+    return "`" + clean(name, 120).replace("`", "'") + "`"
 
 
 def file_answer(question: str) -> str | None:
@@ -170,16 +177,29 @@ def file_answer(question: str) -> str | None:
 class ClusterDesk:
     """Answers cluster questions for one server source; remembers the pod (or other value) last talked about."""
 
-    client: PyroscopeClient
+    _client: PyroscopeClient | None
     profile_type: ProfileType
     selector: str
     window: TimeRange
     topic: tuple[str, str] | None = None  # (label, value) the conversation is about
     lang: str = "en"  # the language of the last question
     _values: dict[str, list[str]] | None = None
+    # the app keeps no connection between questions: each question opens one (credentials stay in the form)
+    opener: Callable[[], AbstractContextManager[PyroscopeClient]] | None = None
+
+    @property
+    def client(self) -> PyroscopeClient:
+        if self._client is None:
+            raise QueryError("no connection to the Pyroscope server is open")
+        return self._client
 
     @classmethod
-    def for_profile(cls, client: PyroscopeClient, profile: Profile) -> ClusterDesk | None:
+    def for_profile(
+        cls,
+        client: PyroscopeClient | None,
+        profile: Profile,
+        opener: Callable[[], AbstractContextManager[PyroscopeClient]] | None = None,
+    ) -> ClusterDesk | None:
         src = profile.source
         if src is None or src.kind != "pyroscope" or not src.profile_type or profile.duration_ns <= 0:
             return None
@@ -188,7 +208,7 @@ class ClusterDesk:
         t = profile.sample_type
         parts = [*src.profile_type.split(":"), "", "", "", "", ""]
         ptype = ProfileType(src.profile_type, parts[0], t.type or parts[1], t.unit or parts[2], parts[3], parts[4])
-        return cls(client, ptype, src.selector or "{}", window)
+        return cls(client, ptype, src.selector or "{}", window, opener=opener)
 
     @property
     def query(self) -> Query:
@@ -221,6 +241,18 @@ class ClusterDesk:
     # -- the questions --------------------------------------------------------------------------
 
     def answer(self, question: str) -> str | None:
+        if self.opener is None:
+            return self._answer(question)
+        try:
+            with self.opener() as client:
+                self._client = client
+                return self._answer(question)
+        except ExplainerError as exc:  # the app's chat: a one-line answer instead of a broken turn
+            return _t("failed", language(question, self.lang), why=clean(str(exc), 300).replace("`", "'"))
+        finally:
+            self._client = None
+
+    def _answer(self, question: str) -> str | None:
         t = normalise(question)
         lang = self.lang = language(question, self.lang)
         label = label_word(question)
@@ -293,7 +325,7 @@ class ClusterDesk:
     def _inside(self, scope: tuple[str, str], lang: str) -> str:
         self.topic = scope
         profile = self._merge(scope)
-        head = f"`{code(scope[1])}` ({scope[0]}): {self._fmt(profile.total, lang)}."
+        head = f"{code(scope[1])} ({scope[0]}): {self._fmt(profile.total, lang)}."
         return head + "\n\n" + self._inside_line(scope, lang)
 
     def _peers(self, scope: tuple[str, str] | None, lang: str) -> str:
@@ -370,7 +402,7 @@ class ClusterDesk:
             function = self._function_in(question, merged)
             site = call_site(list(merged.stacks()), function) if function else ()
         found = course(self.client.series(query, step, call_site=site), step)
-        where = _t("scope", lang) if scope is None else f"`{code(scope[1])}` ({scope[0]})"
+        where = _t("scope", lang) if scope is None else f"{code(scope[1])} ({scope[0]})"
         if found is None:
             return _t("empty", lang, scope=where)
         self.topic = scope or self.topic
