@@ -168,3 +168,10 @@ def test_hostile_pod_names_stay_code() -> None:
         answer = ask(srv, "which pod uses the most GPU memory?")
     assert f"`{evil}` uses the most GPU memory" in answer
     assert answer.count(evil) == answer.count(f"`{evil}`")  # every mention is a code span
+
+
+def test_a_profile_of_one_pod_can_be_compared_with_another(server) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["ask", "--server", server.url, *WINDOW, "--label", "k8s_podName=vllm-2", "--llm", "offline"]
+    assert main([*argv, "compare it with vllm-0"], out, err) == 0, err.getvalue()
+    assert "`vllm-2` 74.0 GB against `vllm-0` 54.0 GB (+20.0 GB)" in out.getvalue()

@@ -35,6 +35,7 @@ from explainer.pyroscope.cluster import (
     with_label,
 )
 from explainer.pyroscope.query import ProfileType, Query, TimeRange
+from explainer.pyroscope.selector import parse_selector, render_selector
 from explainer.symbols import clean
 from explainer.units import format_share, format_value, localize
 
@@ -208,7 +209,13 @@ class ClusterDesk:
         t = profile.sample_type
         parts = [*src.profile_type.split(":"), "", "", "", "", ""]
         ptype = ProfileType(src.profile_type, parts[0], t.type or parts[1], t.unit or parts[2], parts[3], parts[4])
-        return cls(client, ptype, src.selector or "{}", window, opener=opener)
+        selector = src.selector or "{}"
+        # a profile of one pod (or namespace, service) is about it: "compare it with vllm-0" means that pod
+        pinned = [
+            (m.name, m.value) for m in parse_selector(selector) if m.op == "=" and m.name in (POD, NAMESPACE, SERVICE)
+        ]
+        topic = min(pinned, key=lambda p: (POD, NAMESPACE, SERVICE).index(p[0])) if pinned else None
+        return cls(client, ptype, selector, window, topic=topic, opener=opener)
 
     @property
     def query(self) -> Query:
@@ -220,9 +227,11 @@ class ClusterDesk:
         if self._values is None:
             self._values = {label: [] for label in (POD, NAMESPACE, SERVICE)}
             deadline = self.client.deadline()
+            # a profile of one pod still knows its peers' names: "compare it with vllm-0" names one outside it
+            wider = render_selector(m for m in parse_selector(self.selector) if m.name not in self._values)
             for label in self._values:
                 try:
-                    self._values[label] = self.client.label_values(label, self.window, self.selector, deadline=deadline)
+                    self._values[label] = self.client.label_values(label, self.window, wider, deadline=deadline)
                 except ExplainerError:
                     break
         return self._values
