@@ -34,7 +34,13 @@ def test_label_breakdown_shows_bars_per_pod_and_loads_one(browser: Any, app_url:
         page.get_by_role("button", name="Connect").click()
         page.get_by_role("button", name="Show the breakdown").click()
         page.get_by_text("Whole selection 241.0 GB").wait_for(timeout=60_000)
-        sidebar.locator('[data-testid="stVegaLiteChart"], .vega-embed').first.wait_for(timeout=30_000)
+        over_time = sidebar.get_by_text("Over time,")
+        over_time.wait_for(timeout=30_000)
+        assert over_time.inner_text().endswith("steps, the 5 largest."), over_time.inner_text()
+        charts = sidebar.locator(".vega-embed")
+        charts.nth(1).wait_for(timeout=30_000)
+        assert charts.count() == 2  # bars, then lines over time
+        charts.nth(1).screenshot(path=str(ARTIFACTS / "label-breakdown-over-time.png"))
         pick = sidebar.get_by_role("combobox", name="Load the profile of one k8s_podName")
         shown = pick.evaluate(
             "(el) => el.value || el.getAttribute('aria-label') || el.closest('[data-testid=stSelectbox]').innerText"

@@ -29,7 +29,6 @@ def default_label(labels: list[str], meaning: str) -> int:
 
 def panel(st: Any, state: SessionData, ptype: Any, query_of: Callable[[Any], Any], server_call: ServerCall) -> str:
     """The breakdown for ``ptype`` and the selector; returns an error line or ""."""
-    from explainer.pyroscope.cluster import top_by_label
 
     labels = list(state.server.get("labels") or [])
     if not labels:
@@ -40,18 +39,19 @@ def panel(st: Any, state: SessionData, ptype: Any, query_of: Callable[[Any], Any
     )
     asked = (ptype.id, label, ss.get("pyro_selector"), ss.get("pyro_window"), ss.get("pyro_from"), ss.get("pyro_until"))
     if st.button("Show the breakdown", key="pyro_breakdown", icon=":material/bar_chart:"):
-        found, err = server_call(st, lambda c, w: top_by_label(c, query_of(w), label, limit=10))
+        found, err = server_call(st, lambda c, w: fetch_breakdown(c, query_of(w), label))
         if err:
             return err
-        state.server["breakdown"] = (asked, found)
+        state.server["breakdown"] = (asked, *found)
     shown = state.server.get("breakdown")
     if shown is None or shown[0] != asked:
         return ""
-    found = shown[1]
+    found, over_time, step = shown[1], shown[2], shown[3]
     if not found.rows:
         st.caption("No series with data for this query in the window.")
         return ""
     chart(st, found)
+    timeline(st, found, over_time, step)
     rows = [r for r in found.rows if r.value]
     if not rows:
         return ""
@@ -64,6 +64,49 @@ def panel(st: Any, state: SessionData, ptype: Any, query_of: Callable[[Any], Any
     if st.button("Load its profile", key="pyro_load_value", icon=":material/open_in_browser:"):
         return load_value(st, state, ptype, label, rows[pick].value, query_of, server_call)
     return ""
+
+
+TIMELINE_SERIES = 5  # lines in the chart over time: the largest values only
+
+
+def fetch_breakdown(client: Any, query: Any, label: str) -> tuple[Any, Any, int]:
+    """The totals per value (grouped series over the whole window) and the largest values over time."""
+    from explainer.pyroscope.cluster import sensible_step, top_by_label
+
+    found = top_by_label(client, query, label, limit=10)
+    step = sensible_step(query.window)
+    over_time = client.series(query, step, group_by=(label,), limit=TIMELINE_SERIES)
+    return found, over_time, step
+
+
+def timeline(st: Any, found: Any, series: Any, step: int) -> None:
+    """One line per value (the largest few), each point a step's total."""
+    import altair as alt
+    import pandas as pd
+
+    from explainer.report.cluster import shown_value
+
+    rows = [
+        {"time": t, "value": v, "of": shown_value(dict(s.labels).get(found.label, ""), found.label)}
+        for s in series
+        for t, v in s.points
+    ]
+    if not rows:
+        return
+    frame = pd.DataFrame(rows)
+    frame["time"] = pd.to_datetime(frame["time"], unit="ms", utc=True)
+    lines = (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("time:T", title=None),
+            y=alt.Y("value:Q", title=None, axis=alt.Axis(labels=False)),
+            color=alt.Color("of:N", title=None, legend=alt.Legend(orient="top", columns=2)),
+            tooltip=[alt.Tooltip("of:N", title=found.label), alt.Tooltip("time:T", format="%H:%M:%S")],
+        )
+    )
+    st.altair_chart(lines, height=260)
+    st.caption(f"Over time, {units.format_duration_ns(step * 10**9)} steps, the {len(series)} largest.")
 
 
 def row_text(total: int, found: Any) -> str:
