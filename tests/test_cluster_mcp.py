@@ -32,12 +32,13 @@ def test_an_assistant_discovers_the_cluster_and_finds_the_biggest_pod(tmp_path: 
         ("top_by_label", {"query": window}),  # no source
         ("label_names", {"source": "demo"}),
         ("top_by_label", {"source": "pyroscope", "query": {**window, "profile_type": "memory:x:bytes::"}}),
+        ("handoff", {"source": "pyroscope", "limit": 3, "query": window}),
     ]
     with PyroscopeServer(cluster=demo_cluster(T0)) as server:
         command = [sys.executable, "-m", "explainer", "mcp", "--root", str(tmp_path), "--server", server.url]
         got = session(command, calls, cwd=str(REPO))  # cwd: this checkout's explainer, not an installed one
         merges = [s.body["labelSelector"] for s in server.seen if s.path.endswith("SelectMergeStacktraces")]
-    types, names, values, top, asked, series, no_source, demo, bad_type = got.calls
+    types, names, values, top, asked, series, no_source, demo, bad_type, handoff = got.calls
     assert set(got.tools) >= DISCOVERY
     assert "required: 'pyroscope'" in got.tools["top_by_label"].input_schema["properties"]["source"]["description"]
     assert [t["id"] for t in types.data["profile_types"]] == ["process_cpu:cpu:nanoseconds:cpu:nanoseconds", GPU]
@@ -47,10 +48,12 @@ def test_an_assistant_discovers_the_cluster_and_finds_the_biggest_pod(tmp_path: 
     assert {r["value"]: r["total"] for r in top.data["rows"]} == EXPECTED_GPU
     assert top.data["label"] == "k8s_podName" and top.data["whole"] == 241 * GB
     assert "`vllm-2` uses the most GPU memory: 74.0 GB" in asked.markdown and KV in asked.markdown
-    assert merges == ["{}", '{k8s_podName="vllm-2"}', '{k8s_podName="vllm-2"}']  # ask's profile, its top pod, series
+    # ask's profile, its top pod, the series' call site, the handoff's profile
+    assert merges == ["{}", '{k8s_podName="vllm-2"}', '{k8s_podName="vllm-2"}', "{}"]
     assert series.data["rise_start"] == {"timestamp_ms": T0 + 5 * MINUTE, "value": 8 * GB}
     assert no_source.is_error and "source is required: pass source='pyroscope'" in no_source.markdown
     assert demo.is_error and "source='pyroscope'" in demo.markdown
     assert (
         bad_type.is_error and "as query.profile_type" in bad_type.markdown and "--profile-type" not in bad_type.markdown
     )
+    assert "| `vllm-2` | 74.0 GB | 30.7% |" in handoff.markdown and "Far from its peers: `vllm-2`" in handoff.markdown

@@ -169,3 +169,17 @@ def ask(access: Access, profile: Profile, question: str, query: ServerQuery | No
 
     with server(access, PYROSCOPE, query) as s:
         return tools.ask(profile, question, cluster=ClusterDesk.for_profile(s.client, profile))
+
+
+def handoff(
+    access: Access, profile: Profile, baseline: Profile | None, limit: int, query: ServerQuery | None
+) -> Result:
+    """The handoff report of a server profile, with the pods section (top pods, far replicas, when it rose)."""
+    from explainer.explain.cluster import ClusterDesk
+    from explainer.mcp_server import tools
+    from explainer.report.cluster import pods_section
+
+    with server(access, PYROSCOPE, query) as s:
+        desk = ClusterDesk.for_profile(s.client, profile)
+        pods = pods_section(desk.client, desk.query, clamp(limit, 1, 20)) if desk is not None else None
+    return tools.handoff(profile, baseline, limit, pods=pods)

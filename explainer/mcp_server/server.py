@@ -183,6 +183,13 @@ def build_server(access: Access) -> MCPServer:
         source: Source = None, baseline: Source = None, limit: Limit = 5, query: Query | None = None
     ) -> CallToolResult:
         """The on-call handoff report (Markdown): scope, headline numbers, top consumers, changes, next steps."""
+        if source == PYROSCOPE:  # with a section on the pods, asked of the same server
+            q = ServerQuery(**query.model_dump()) if query else None
+            return _run(
+                lambda: cluster_tools.handoff(
+                    access, load(source, None, query), load(baseline) if baseline else None, limit, q
+                )
+            )
         return _run(lambda: tools.handoff(load(source, None, query), load(baseline) if baseline else None, limit))
 
     @tool

@@ -198,12 +198,13 @@ def diff(before: Profile, after: Profile, limit: int = 10) -> Result:
     return fit(Result(data, report.to_markdown(changes, n)))
 
 
-def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5) -> Result:
+def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5, pods: list[str] | None = None) -> Result:
+    """``pods``: a server source's pods section (:func:`explainer.report.cluster.pods_section`)."""
     from explainer.report.handoff import handoff_markdown
 
     n = clamp(limit, 1, 20)
     summary = summarize(profile, Options(top=n))
-    report = handoff_markdown(profile, baseline, summary=summary, top=n)  # offline: deterministic
+    report = handoff_markdown(profile, baseline, summary=summary, top=n, pods=pods)  # offline: deterministic
     rows = [_row(r.name, r.self, r.total, profile.total) for r in summary.top_self.rows]
     data = _envelope("handoff", profile, top_self=rows, report_markdown=report, **_truncation(summary))
     return fit(Result(data, report))
