@@ -8,7 +8,7 @@ by Vega) and as select-box options (plain text), never as Markdown or HTML.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from explainer import units
@@ -167,27 +167,3 @@ def load_value(
         return err
     state.remote = profile
     return ""
-
-
-def with_cluster(st: Any, keyed: Any) -> Any:
-    """The chat's conversation, able to answer questions about pods when the page's profile came from
-    the server: each such question opens its own connection with the form's credentials."""
-    conv = keyed.conv
-    source = conv.ctx.profile.source
-    if conv.cluster is not None or source is None or source.kind != "pyroscope":
-        return keyed
-    import contextlib
-
-    from explainer.explain.cluster import ClusterDesk
-
-    @contextlib.contextmanager
-    def opened() -> Iterator[Any]:
-        import requests
-
-        from explainer.ui.pyroscope_form import _client
-
-        with requests.Session() as session:
-            yield _client(st, session)
-
-    conv.cluster = ClusterDesk.for_profile(None, conv.ctx.profile, opener=opened)
-    return keyed
