@@ -85,7 +85,9 @@ def lines(a: Audit) -> list[str]:
         cats = ", ".join(f"{label(c)} {_b(v)}" for c, v in a.categories[:6])
         out += [f"The profile's categories (cumulative requested bytes): {cats}.", ""]
     out += [f"**{sentence(a)}**", ""]
-    out += [f"{i}. {r.text}" for i, r in enumerate(a.reasons, 1)]
+    if a.reasons:
+        heading = "What the profile may still miss:" if a.budget is not None and not a.missing else "Likely reasons:"
+        out += [heading, "", *(f"{i}. {r.text}" for i, r in enumerate(a.reasons, 1))]
     return out
 
 

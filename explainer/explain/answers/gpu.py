@@ -102,7 +102,12 @@ def write_audit(w: Writer, a: Audit) -> None:
     if a.budget is not None or a.near_empty:
         _sentence(w, a)
     if a.reasons:
-        w.add("", w.t("Likely reasons, strongest evidence first:"), "")
+        complete = a.budget is not None and not a.missing
+        w.add(
+            "",
+            w.t("What the profile may still miss:") if complete else w.t("Likely reasons, strongest evidence first:"),
+            "",
+        )
         w.add(*(f"{i}. {w.text(w.t(r.text))}" for i, r in enumerate(a.reasons, 1)))
 
 
