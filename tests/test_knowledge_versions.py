@@ -140,3 +140,11 @@ def test_frames_of_memory_the_profiler_cannot_see_say_so(name: str) -> None:
     entry = kb.lookup(name)
     assert entry is not None and entry.category == "allocator/driver"
     assert re.search(r"does not|not counted", entry.explanation) and "AKS GPU profiler" in entry.explanation
+
+
+def test_quantisation_says_where_the_freed_memory_goes_and_knob_questions_stay_knob_questions() -> None:
+    conv = Conversation(demo_profile(), mode="offline")
+    answer = conv.ask("would quantization free memory?").markdown
+    assert "gives the memory they free to the KV cache" in answer and "13.8 GB (18.5%)" in answer
+    assert conv.read("can i quantize to save weight memory, what option").intent == "knob"
+    assert conv.read("Our A100 sits at 95% utilisation right after start-up").intent != "setting"

@@ -28,6 +28,8 @@ _SETTING_FACTS: dict[str, tuple[str, ...]] = {
     "setting_kvmem": ("kv-cache-memory", "gpu-memory-utilization-default"),
     "setting_prefix": ("prefix-caching",),
     "setting_sleep": ("sleep-mode", "profiler-hooks"),
+    "setting_quantization": ("quantization-frees-for-kv",),
+    "setting_cudagraph": ("cuda-graph-estimate", "gpu-memory-utilization-risk"),
 }
 _ORDER = tuple(_SETTING_FACTS)
 
@@ -65,6 +67,10 @@ def setting(w: Writer, concepts: Iterable[str]) -> str | None:
             w.add(w.t("This profile comes from vLLM's {generation} engine.", generation=generation), "")
     for key in keys:
         w.add(*_fact_lines(w, fact(key)))
+    if "setting_quantization" in asked:
+        weights = next((c.self for c in w.ctx.reading.categories if c.category == "weights"), 0)
+        if weights:
+            w.add("", w.t("In this profile the model weights hold {value}.", value=w.vp(weights)))
     return None
 
 

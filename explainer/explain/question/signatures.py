@@ -14,9 +14,13 @@ from typing import Literal
 SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
 RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
 USE = frozenset({"use", "allocation"})
+# settings whose answer is a warning or a retirement: they win over "what changes it?"
 SETTINGS = frozenset(
-    {"setting_expandable", "setting_utilization", "setting_swap", "setting_kvmem", "setting_prefix", "setting_sleep"}
+    {"setting_expandable", "setting_swap", "setting_kvmem", "setting_prefix", "setting_sleep", "setting_cudagraph"}
 )
+# settings that are also ordinary knobs: "which option shrinks the weights, quantization?" stays a knob
+# question; their facts answer when nothing asks for a knob, or when the default is asked
+KNOB_SETTINGS = frozenset({"setting_utilization", "setting_quantization"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("help", 3.1, "help"),
     # GPU-memory settings with versions, and what the profile cannot see (answers/gpu.py)
     _s("setting", 5.0, SETTINGS),
+    _s("setting", 5.0, KNOB_SETTINGS, "default_value"),
+    _s("setting", 3.4, KNOB_SETTINGS),
     _s("visibility", 4.9, "nvidia_smi"),
     _s("visibility", 4.4, "rest_memory"),
 )
