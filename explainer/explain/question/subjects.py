@@ -19,6 +19,7 @@ from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.question.lexicon import lexicon, words
+from explainer.names import Resolution, Resolver
 
 Kind = Literal["function", "concept", "missing"]
 
@@ -44,14 +45,38 @@ class Names:
     weight: Sequence[int]  # total by function id, to prefer the heavier of two candidates
     by_category: Mapping[str, str] = field(default_factory=dict)  # concept id -> its biggest function
     parts: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # see parts_index
+    resolver: Resolver | None = None  # the one name resolver; built from the index when not given
 
-    def resolve(self, text: str, *, strict: bool = False) -> str | None:
-        """The heaviest present function ``text`` names; ``strict`` takes only a full name or a class
-        (a capitalised word in prose, "Update", is not the method ``Detokenizer.update``)."""
+    @property
+    def names_resolver(self) -> Resolver:
+        if self.resolver is not None:
+            return self.resolver
+        weights = [w if p else 0 for w, p in zip(self.weight, self.present, strict=False)]
+        made = Resolver(self.index.names, weights)
+        object.__setattr__(self, "resolver", made)  # built once: the field is a cache, not state
+        return made
+
+    def resolution(self, text: str) -> Resolution:
+        """Ranked candidates for a written name, with how sure the best one is."""
+        return self.names_resolver.resolve(text)
+
+    def resolve(self, text: str, *, strict: bool = False, member_ok: bool = False) -> str | None:
+        """The present function ``text`` names best (the heavier of equals); ``strict`` takes only a
+        full name, a file and line or a class (a capitalised word in prose, "Update", is not the method
+        ``Detokenizer.update``)."""
         found = self.index.exact.get(normalize(text), []) if strict else self.index.resolve(text)
         ids = [i for i in found if self.present[i]]
-        if not ids:
-            ids = self._by_class(text)
+        if ids and not strict:
+            # the old index matched; the resolver still decides between a parent and its closures
+            best = self.resolution(text).best
+            if best is not None and best.fid in ids:
+                return best.name
+        if ids:
+            return self.index.names[max(ids, key=lambda i: self.weight[i])]
+        best = self.resolution(text).best
+        if best is not None and (not strict or best.how in _STRICT or (member_ok and best.how in _MEMBER)):
+            return best.name
+        ids = self._by_class(text)
         return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
 
     def _by_class(self, text: str) -> list[int]:
@@ -66,6 +91,9 @@ class Names:
         ]
 
 
+_STRICT = frozenset({"whole", "line", "class"})
+_MEMBER = frozenset({"member", "tail"})
+
 _QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
 _ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{3,16}(?:\.\.\.|…)?")
@@ -74,6 +102,8 @@ _TOKEN = re.compile(r"[A-Za-z_<][\w.:<>$/\[\]+-]*(?:\(\))?")
 _HTML_TAG = re.compile(
     r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
 )
+_GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
+_CAMEL = re.compile(r"[a-z][A-Z]")
 _SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
 _SHAPED = re.compile(r"[._:$]|\(\)")  # symbol-shaped in any case: named as a frame even when absent
 _MARKUP = re.compile(r"</?[a-z][^>]*>|!\[|\]\(|%\{|\{\{|https?://|[\x00-\x1f\x7f]", re.I)
@@ -111,17 +141,30 @@ def explicit(question: str, names: Names) -> Subject | None:
         found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
         if found is not None:
             return found
+    for m in _GO_RECEIVER.finditer(prose):  # (*Conn).Read, net.(*Conn).Read
+        found = _resolve_written(m.group(0), names, "symbol")
+        if found is not None:
+            return found
     for m in _TOKEN.finditer(prose):
         token = m.group(0).rstrip(".:-/?+")
         if token.startswith("<"):
             continue  # a label such as <module>: read whole below, whatever its case
-        symbolic = bool(_SHAPED.search(token)) and token.casefold() not in lexicon().products
+        product = token.casefold() in lexicon().products
+        symbolic = bool(_SHAPED.search(token)) and not product
         # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
-        # and then only as a full name or a class
+        # and then only as a full name or a class; a camel-case word ("writeBytes", "SpinPause") or a
+        # long unknown one ("handle") may also be a function's own name inside a longer label
+        camel = bool(_CAMEL.search(token)) and not product
         plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
         if symbolic or token[:1].isupper() or plain_name:
             found = _resolve_written(
-                token, names, "symbol", missing_ok=symbolic, concept_ok=symbolic, strict=not symbolic
+                token,
+                names,
+                "symbol",
+                missing_ok=symbolic or camel,
+                concept_ok=symbolic,
+                strict=not symbolic,
+                member_ok=camel or (plain_name and token.islower()),
             )
             if found is not None:
                 return found
@@ -141,14 +184,21 @@ def without_names(text: str, *, keep_quoted: bool) -> str:
 
 
 def _resolve_written(
-    text: str, names: Names, how: str, *, missing_ok: bool = True, concept_ok: bool = True, strict: bool = False
+    text: str,
+    names: Names,
+    how: str,
+    *,
+    missing_ok: bool = True,
+    concept_ok: bool = True,
+    strict: bool = False,
+    member_ok: bool = False,
 ) -> Subject | None:
-    resolved = names.resolve(text, strict=strict)
+    resolved = names.resolve(text, strict=strict, member_ok=member_ok)
     if resolved is not None:
         return Subject("function", resolved, how)
-    if hostile(text) or len(text) < 2 or not concept_ok:
+    if hostile(text) or len(text) < 2:
         return None
-    concept = _concept_named(text) if how != "quoted" else concept_in(text)
+    concept = (_concept_named(text) if how != "quoted" else concept_in(text)) if concept_ok else None
     if concept is not None:
         return Subject("concept", concept, how)
     if not missing_ok or not _looks_like_frame(text):
@@ -166,6 +216,8 @@ def _looks_like_frame(text: str) -> bool:
     """A dotted or scoped identifier, an address or a label, not prose or a number ("e.g.", "55.1")."""
     if text.startswith("<") or text.lower().startswith("0x"):
         return True
+    if _CAMEL.search(text) and re.fullmatch(r"[A-Za-z_]\w{3,}", text):
+        return True  # a camel-case identifier: SpinPause, cudaStreamSynchronize
     core = text.removesuffix("()")
     if " " in core.strip() and not re.search(r"\s[>/]\s", core):
         return bool(re.search(r"\.py:\d+|\w+\.\w+\(", core))  # py-spy labels and calls keep their spaces
