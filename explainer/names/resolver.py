@@ -39,7 +39,9 @@ _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
 _PARAMS = re.compile(r"\([^()]*\)$")  # a trailing parameter list: push_back(int const&), Run(System.Object)
 _RECEIVER = re.compile(r"\(\*?([A-Za-z_][\w]*)(?:\[[^\]]*\])?\)")  # Go's (*Conn) and (Conn[T])
 _SPLIT = re.compile(r"\s+[>/]\s+|::|[./:#!$\\]+|\s+")
-_CLOSURE = re.compile(r"^(?:func\d+|\d+|\{\{closure\}\}|\{closure#\d+\}|<lambda>|lambda\$.*|lambda|anonymous|<anonymous>|block|blockin.*)$")
+_CLOSURE = re.compile(
+    r"^(?:func\d+|\d+|\{\{closure\}\}|\{closure#\d+\}|<lambda>|lambda\$.*|lambda|anonymous|<anonymous>|block|blockin.*)$"
+)
 _WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
 _LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
@@ -121,7 +123,8 @@ def _strip_angles(text: str) -> str:
     """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``), labels such as ``<module>`` stay."""
     if text.startswith("<") and text.endswith(">"):
         return text
-    out, depth = [], 0
+    out: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "<" and not (out and out[-1] == "" and depth == 0):
             depth += 1
