@@ -120,13 +120,12 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
 
 
 def _strip_angles(text: str) -> str:
-    """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``), labels such as ``<module>`` stay."""
-    if text.startswith("<") and text.endswith(">"):
-        return text
+    """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``); a label such as ``<module>``
+    or ``mod.<lambda>`` (``<`` not right after a name) stays."""
     out: list[str] = []
     depth = 0
     for ch in text:
-        if ch == "<" and not (out and out[-1] == "" and depth == 0):
+        if ch == "<" and (depth or (out and (out[-1].isalnum() or out[-1] == "_"))):
             depth += 1
             continue
         if ch == ">" and depth:
@@ -240,8 +239,8 @@ class Resolver:
                 for fid, in_member in holders:
                     score = weight * (1.25 if in_member else 1.0)
                     mine = per_word.setdefault(fid, {})
-                    mine[w] = max(mine.get(w, 0.0), score)
-        totals = {fid: (sum(scores.values()), "words") for fid, scores in per_word.items()}
+                    mine[w] = mine.get(w, 0.0) + score  # a word in the class and the member counts twice
+        totals = {fid: (sum(min(v, 2.0) for v in scores.values()), "words") for fid, scores in per_word.items()}
         return self._ranked(" ".join(words), totals, limit)
 
     @cached_property

@@ -26,6 +26,8 @@ from explainer.explain.question.signatures import (
 from explainer.explain.question.subjects import Names, Subject
 
 MAX_QUESTION_CHARS = 2_000
+RUNTIME_KINDS = frozenset({"gc", "kernel", "jit", "scheduler", "interpreter", "unresolved"})
+"""Concepts that are a kind of frame: "the kernel" is all of its frames, never its biggest one."""
 MIN_SCORE = 1.0  # below this nothing was recognised: the answer is the suggestions
 CLEAR_MARGIN = 0.45  # a best reading this far ahead of the runner-up needs no "I read this as"
 INTENTS = (
@@ -115,10 +117,16 @@ def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names,
     if n is not None and _top_n(tokens) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
+    if concept in RUNTIME_KINDS and concept not in names.by_category:
+        # a concept word is checked against the profile first: "the scheduler" of a vLLM profile
+        # with no runtime scheduler frames is vLLM's own Scheduler
+        own = names.own_function(tokens[found["concept:" + concept]])
+        if own is not None:
+            return Subject("function", own, "concept")
     fuzzy, strength = subjects.fuzzy(tokens, names)
     if fuzzy is not None and (concept is None or strength >= 2):
         return Subject("function", fuzzy, "fuzzy")
-    if concept is not None and "function_word" in found and concept in names.by_category:
+    if concept is not None and concept not in RUNTIME_KINDS and "function_word" in found and concept in names.by_category:
         return Subject("function", names.by_category[concept], "concept")  # "the kv cache allocation"
     if concept is not None:
         return Subject("concept", concept, "concept")

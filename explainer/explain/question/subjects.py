@@ -56,6 +56,12 @@ class Names:
         object.__setattr__(self, "resolver", made)  # built once: the field is a cache, not state
         return made
 
+    def own_function(self, word: str) -> str | None:
+        """The profile's function that a concept word is the name of ("scheduler" on a profile with
+        ``Scheduler.schedule``): the word must be a whole word of its label."""
+        best = self.names_resolver.describe([word]).best
+        return best.name if best is not None and best.score >= 1.0 else None
+
     def resolution(self, text: str) -> Resolution:
         """Ranked candidates for a written name, with how sure the best one is."""
         return self.names_resolver.resolve(text)
