@@ -102,7 +102,8 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
         sym = decode(label)
         if sym.file and sym.member:
             path = re.sub(r"\.\w+$", "", sym.file)
-            return [p for p in re.split(r"[/\\.]+", path) if p] + [sym.member]
+            # a package's __init__.py is the package: torch/cuda/__init__.py - synchronize is torch.cuda.synchronize
+            return [p for p in re.split(r"[/\\.]+", path) if p and p != "__init__"] + [sym.member]
     located = _TRAILING_PLACE.match(text)
     if located:  # Node's "fn file:line", JFR's "fn (File.java:12)": the place is not part of the name
         text = located.group(1)
@@ -261,7 +262,9 @@ class Resolver:
         return out
 
     def _ranked(self, text: str, found: dict[int, tuple[float, str]], limit: int) -> Resolution:
-        order = sorted(found.items(), key=lambda kv: (-kv[1][0], -self._weight(kv[0]), kv[0]))
+        # equals go to the heavier; of equally heavy ones, to the later name: names are interned root
+        # first, so that is the deeper frame, the one doing the work its wrappers pass on
+        order = sorted(found.items(), key=lambda kv: (-kv[1][0], -self._weight(kv[0]), -kv[0]))
         return Resolution(
             text, tuple(Candidate(fid, self.names[fid], score, how) for fid, (score, how) in order[:limit])
         )

@@ -61,6 +61,26 @@ def category(w: Writer, concept: str) -> str | None:
     return sites[0].name if sites else None
 
 
+def breakdown(w: Writer) -> str | None:
+    """The profile split by category, each counted the way every other answer counts it."""
+    parts = shares.breakdown(w.ctx)
+    if not parts:
+        w.add(w.t("No frame of this profile belongs to a category I know."))
+        return None
+    w.add(w.t("**The {resource} by category:**"), "")
+    w.add(*(f"- {_label(w, s.concept)}: {w.vp(s.value)}" for s in parts[:8]))
+    if any(s.how == "stacks" for s in parts):
+        w.add(
+            "",
+            w.t(
+                "GC, the kernel, JIT and scheduling count every stack that passes through one of their frames, "
+                "so a stack may count under more than one of them and the shares need not add up to the whole; "
+                "the other categories count by self."
+            ),
+        )
+    return None
+
+
 def _category_by_stack(w: Writer, counted: shares.Share, label: str) -> str | None:
     """A runtime kind (every stack holding one of its frames, whole) or the unresolved share (the
     stacks ending in a raw address): the same number every answer states."""

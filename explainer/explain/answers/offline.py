@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, self_total, whole
+from explainer.explain.answers import assess, concepts, frames, reports, self_total, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
@@ -23,6 +23,7 @@ _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
     "total": whole.total,
     "overview": reports.overview,
+    "assess": assess.assess,
     "optimise": whole.optimise,
     "skip": whole.skip,
     "responsible": whole.responsible,
@@ -53,6 +54,7 @@ _READING_AS = {
     "skip": N_("what can be ignored"),
     "total": N_("the total"),
     "overview": N_("an overview"),
+    "assess": N_("whether this profile looks normal"),
     "compare": N_("a comparison with the baseline"),
     "handoff": N_("an on-call handoff"),
     "howto": N_("how to read the flame graph"),
@@ -96,6 +98,16 @@ class OfflineExplainer:
                 ),
                 "",
             )
+        if q.subject is not None and q.subject.runner_up is not None:
+            w.add(
+                w.t(
+                    "_Several functions match that name; I took {name}. {other} matches as well: "
+                    "ask with its full name for that one._",
+                    name=w.name(q.subject.name),
+                    other=w.name(q.subject.runner_up),
+                ),
+                "",
+            )
         focus = self._dispatch(w, q)
         return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
 
@@ -124,6 +136,8 @@ class OfflineExplainer:
             return concepts.knob(w, concept, fid)
         if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
             return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
+        if intent == "category" and fid is None:
+            return concepts.breakdown(w)
         if intent == "meaning":
             return frames.symbol(w, fid, subject.name if subject is not None else None)
         if fid is not None and intent in _ABOUT_ONE:

@@ -4,7 +4,7 @@ How a concept's share is counted depends on what it is:
 
 - *unresolved*: the stacks whose leaf is a raw address or an unknown frame, the same rule as the
   summary's ``unresolved_share`` that the overview, the analyze report and the model's facts state;
-- runtime kinds (GC, kernel, JIT, scheduler, interpreter): every stack that holds a frame of the
+- runtime kinds (GC, kernel, JIT, scheduler): every stack that holds a frame of the
   kind counts whole, so a GC thread rooted in ``GCTaskThread::run`` and a perf stack entering the
   kernel through ``sys_write_[k]`` count with all of their samples, not only their top frame's self;
 - the knowledge base's memory categories (KV cache, weights, ...): the attribution of the reading,
@@ -24,8 +24,9 @@ from explainer.explain.context import ProfileContext
 from explainer.model import Profile, once_per_profile
 from explainer.symbols.decode import unresolved
 
-BY_STACK = ("gc", "kernel", "jit", "scheduler", "interpreter")
-"""Runtime kinds counted by the stacks that hold one of their frames."""
+BY_STACK = ("gc", "kernel", "jit", "scheduler")
+"""Runtime kinds counted by the stacks that hold one of their frames. The interpreter is not one of
+them: its frames sit at the root of nearly every stack of an interpreted program, so it counts by self."""
 
 
 @dataclass(frozen=True, slots=True)

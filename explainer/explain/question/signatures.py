@@ -78,6 +78,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("function", 1.2, subject="frame"),
     _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
     _s("category", 1.3, subject="concept"),
+    _s("category", 3.4, "breakdown", subject="none"),  # "split it up per category"
     # advice
     _s("knob", 4.7, "knob", subject="concept"),
     _s("knob", 3.9, "knob"),
@@ -90,6 +91,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
     _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
     _s("overview", 3.0, "overview"),
+    _s("assess", 3.6, "assess"),  # "does this look ok?", "is dit normaal?", "should I worry?"
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
     _s("handoff", 3.7, "handoff"),

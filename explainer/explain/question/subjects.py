@@ -29,6 +29,7 @@ class Subject:
     kind: Kind
     name: str  # the function's raw name, the concept id, or the text as written
     how: str  # quoted, label, symbol, ordinal, concept, fuzzy, focus
+    runner_up: str | None = None  # a second function the written name matched as closely (the answer names it)
 
     @property
     def label(self) -> str:
@@ -201,7 +202,9 @@ def _resolve_written(
 ) -> Subject | None:
     resolved = names.resolve(text, strict=strict, member_ok=member_ok)
     if resolved is not None:
-        return Subject("function", resolved, how)
+        found = names.resolution(text)
+        other = found.runner_up if found.best is not None and found.best.name == resolved else None
+        return Subject("function", resolved, how, other.name if other is not None else None)
     if hostile(text) or len(text) < 2:
         return None
     concept = (_concept_named(text) if how != "quoted" else concept_in(text)) if concept_ok else None
