@@ -32,6 +32,8 @@ WHOLE = 100.0  # the full label, as written
 LINE = 95.0  # file and line
 CLASS = 50.0  # the class, receiver or module of a member ("Scheduler" for Scheduler.schedule)
 PARENT_PENALTY = 15.0  # a closure found through its parent's name ranks below the parent itself
+MAX_READ = 400  # characters of a label or a written name read: a hostile 1 MB name costs no more than this
+MAX_TAIL = 8  # trailing parts indexed: nobody types more of a package path than this
 SURE = 0.6  # a confidence at least this needs no "I read this as"
 
 _PERF_MARK = re.compile(r"_\[[a-z]+\]$")  # perf's _[k] kernel, _[j] JIT, _[i] inlined markers
@@ -96,10 +98,10 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
 
     ``decoded`` uses the symbol decoders for shapes only they can read (py-spy's ``file:line - func``,
     ``func (file:line)``); a question's own text is read without them."""
-    text = label.strip().strip("`'\"")
+    text = label[:MAX_READ].strip().strip("`'\"")
     text = _PERF_MARK.sub("", text)
     if decoded and (" - " in text or text.endswith(")")):
-        sym = decode(label)
+        sym = decode(text)
         if sym.file and sym.member:
             path = re.sub(r"\.\w+$", "", sym.file)
             # a package's __init__.py is the package: torch/cuda/__init__.py - synchronize is torch.cuda.synchronize
@@ -181,11 +183,11 @@ class Resolver:
             if not parts:
                 continue
             put(_key(parts), fid, WHOLE - 1, "whole")
-            located = _LOCATED.search(name)
+            located = _LOCATED.search(name[:MAX_READ])
             if located:
                 put(f"{located.group(1)}:{located.group(2)}".casefold(), fid, LINE, "line")
             n = len(parts)
-            for k in range(1, n):
+            for k in range(1, min(n, MAX_TAIL + 1)):
                 put(_key(parts[-k:]), fid, 60.0 + 10.0 * k, "member" if k == 1 else "tail")
             if n >= 2 and len(parts[-2]) >= 3 and parts[-2][:1].isupper():  # a class or receiver, not a namespace
                 put(parts[-2].casefold(), fid, CLASS, "class")
@@ -194,14 +196,14 @@ class Resolver:
             while end > 1 and _CLOSURE.match(parts[end - 1]):
                 end -= 1
             if end < n:
-                for k in range(1, end + 1):
+                for k in range(1, min(end, MAX_TAIL) + 1):
                     put(_key(parts[end - k : end]), fid, 60.0 + 10.0 * k - PARENT_PENALTY, "parent")
         return index
 
     def resolve(self, text: str, limit: int = 5) -> Resolution:
         """The functions ``text`` names, best first: the full label, file and line, or a trailing run of
         its parts (``NioEventLoop.run``, ``execute_model``, ``(*Conn).Read``)."""
-        written = text.strip().strip("`'\"")
+        written = text[:MAX_READ].strip().strip("`'\"")
         if not written:
             return Resolution(text, ())
         found: dict[int, tuple[float, str]] = {}

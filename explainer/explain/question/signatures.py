@@ -101,6 +101,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 3.6, "graph", _any("how", "why")),
     _s("howto", 3.0, "graph", "meaning"),
     _s("howto", 2.9, "howto"),
+    _s("howto", 2.6, "graph", "grafana_word", _any("how", "where", "what")),  # "where is search in the grafana panel"
+    _s("howto", 1.1, "grafana_word", subject="none"),  # Grafana named in passing decides only when nothing else does
     _s("help", 3.1, "help"),
 )
 
