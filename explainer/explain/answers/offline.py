@@ -112,8 +112,16 @@ class OfflineExplainer:
         return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
 
     def _ranking(self, q: Question) -> tuple[str, ...]:
-        rows = self.ctx.summary.top_total.rows if q.intent == "responsible" else self.ctx.summary.top_self.rows
-        return tuple(r.name for r in rows)
+        if q.intent != "responsible":
+            return tuple(r.name for r in self.ctx.summary.top_self.rows)
+        # the responsible answer calls the frames every stack passes through entry points, not causes:
+        # "the second one" counts from the first cause
+        ctx = self.ctx
+        return tuple(
+            r.name
+            for r in ctx.summary.top_total.rows
+            if r.total < ctx.total and ctx.reading.role(r.name) not in ("noise", "entry")
+        )
 
     def _fid(self, q: Question) -> int | None:
         if q.subject is None or q.subject.kind != "function":
@@ -132,8 +140,8 @@ class OfflineExplainer:
         concept = subject.name if subject is not None and subject.kind == "concept" else None
         if intent == "self_vs_total":
             return self_total.self_vs_total(w, fid)
-        if intent == "knob":
-            return concepts.knob(w, concept, fid)
+        if intent == "knob" or (intent == "optimise" and (concept is not None or fid is not None)):
+            return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
         if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
             return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
         if intent == "category" and fid is None:
