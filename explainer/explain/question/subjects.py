@@ -336,7 +336,7 @@ _DEMONSTRATIVES = {"it", "that", "this", "dat", "die", "deze", "dit", "hem"}
 _DUTCH_TAIL = {
     "aan", "negeren", "overslaan", "doet", "doen", "eigenlijk", "uit", "weg", "ook", "zo", "precies", "dan",
     "nou", "eens", "allemaal", "hier", "daar", "wel", "niet", "nog", "zijn", "is", "in", "veilig", "gewoon",
-    "kleiner", "smaller", "sneller", "faster", "lager", "lower", "down", "omlaag", "minder", "less", "weg",
+    "kleiner", "smaller", "sneller", "faster", "lager", "lower", "down", "omlaag", "minder", "less",
 }  # fmt: skip
 
 
