@@ -28,15 +28,44 @@ API = [
 ]
 STACKS: list[tuple[list[str], int]] = [
     ([*CORE, "vllm/v1/core/sched/scheduler.py:180 - schedule"], 157),
-    ([*CORE, "vllm/v1/core/sched/scheduler.py:180 - schedule", "vllm/v1/core/kv_cache_manager.py:220 - allocate_slots"], 0),
+    (
+        [
+            *CORE,
+            "vllm/v1/core/sched/scheduler.py:180 - schedule",
+            "vllm/v1/core/kv_cache_manager.py:220 - allocate_slots",
+        ],
+        0,
+    ),
     ([*CORE, "vllm/v1/core/sched/scheduler.py:741 - update_from_output"], 60),
     ([*EXEC, "vllm/v1/worker/gpu_model_runner.py:612 - _prepare_inputs"], 95),
-    ([*EXEC, "vllm/v1/worker/gpu_model_runner.py:1390 - _sample", "torch/cuda/__init__.py:985 - synchronize",
-      "cudaStreamSynchronize (libcudart.so.12)", "0x7f15c3a0"], 140),
+    (
+        [
+            *EXEC,
+            "vllm/v1/worker/gpu_model_runner.py:1390 - _sample",
+            "torch/cuda/__init__.py:985 - synchronize",
+            "cudaStreamSynchronize (libcudart.so.12)",
+            "0x7f15c3a0",
+        ],
+        140,
+    ),
     ([*FORWARD, "vllm/attention/layer.py:240 - forward", "cudaLaunchKernel (libcudart.so.12)"], 110),
     ([*FORWARD, "vllm/model_executor/layers/linear.py:510 - forward", "cudaLaunchKernel (libcudart.so.12)"], 70),
-    ([*API, "vllm/v1/engine/detokenizer.py:118 - update", "tokenizers/implementations/base_tokenizer.py:301 - decode"], 120),
-    ([*API, "vllm/v1/engine/detokenizer.py:160 - _protected_step", "transformers/tokenization_utils_fast.py:690 - convert_ids_to_tokens"], 45),
+    (
+        [
+            *API,
+            "vllm/v1/engine/detokenizer.py:118 - update",
+            "tokenizers/implementations/base_tokenizer.py:301 - decode",
+        ],
+        120,
+    ),
+    (
+        [
+            *API,
+            "vllm/v1/engine/detokenizer.py:160 - _protected_step",
+            "transformers/tokenization_utils_fast.py:690 - convert_ids_to_tokens",
+        ],
+        45,
+    ),
     ([*API, "vllm/v1/serial_utils.py:88 - encode", "msgspec/_core.py:1 - encode"], 40),
     (["_PyEval_EvalFrameDefault (libpython3.12.so.1.0)", "gc_collect_main (libpython3.12.so.1.0)"], 30),
     ([*CORE, "vllm/v1/engine/core.py:760 - _process_input_queue", "queue.py:171 - get", "threading.py:359 - wait"], 50),

@@ -19,7 +19,7 @@ from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.question.lexicon import lexicon, words
-from explainer.names import Resolution, Resolver
+from explainer.names import Resolution, Resolver, components
 
 Kind = Literal["function", "concept", "missing"]
 
@@ -81,7 +81,7 @@ class Names:
         if ids:
             return self.index.names[max(ids, key=lambda i: self.weight[i])]
         best = self.resolution(text).best
-        if best is not None and (not strict or best.how in _STRICT or (member_ok and best.how in _MEMBER)):
+        if best is not None and (not strict or best.how in _STRICT or (member_ok and _own_name(text, best.name))):
             return best.name
         ids = self._by_class(text)
         return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
@@ -99,7 +99,18 @@ class Names:
 
 
 _STRICT = frozenset({"whole", "line", "class"})
-_MEMBER = frozenset({"member", "tail"})
+
+
+def _own_name(written: str, label: str) -> bool:
+    """A word written in prose names a function inside a longer label only as its own name, case and all:
+    ``writeBytes`` or ``handle`` does, ``decode`` is not Go's ``(*Decoder).Decode``."""
+    parts = components(label)
+    return bool(parts) and (
+        parts[-1] == written or (bool(_CAMEL.search(written)) and parts[-1].casefold() == written.casefold())
+    )
+
+
+DESCRIBED = 2.0  # two whole words of a label, or more: a description names that function
 
 _QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
 _ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
@@ -273,7 +284,11 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     dictionary look-up per word, whatever the number of functions.
     """
     lex = lexicon()
-    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
+    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    described = names.names_resolver.describe(content).best if len(content) >= 2 else None
+    if described is not None and described.score >= DESCRIBED:
+        return described.name, 2  # whole words of one label ("the label values" -> (*Reader).LabelValues)
+    stems = {t[:6] for t in content}
     holders = {stem: names.parts.get(stem, ()) for stem in stems}
     scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
