@@ -58,6 +58,11 @@ QUESTIONS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
     ("loki", "who calls (*Reader).LabelValues", "callers", f"fn:{LOKI_INDEX}(*Reader).LabelValues", ()),
     ("loki", "hoeveel objecten alloceert forPostings", "function",
      "fn:github.com/grafana/loki/pkg/storage/stores/shipper/indexshipper/tsdb.(*TSDBIndex).forPostings", ()),
+    # a phrase naming a group is answered for the group, its members listed
+    ("pyspy", "how much goes into detokenisation in total", "function", "fn:vllm/v1/engine/detokenizer.py:118 - update",
+     ("2 functions match", "165 (17.4%)", "_protected_step")),
+    ("java", "how much time in all the flush functions", "function",
+     "fn:io/netty/channel/DefaultChannelPipeline$HeadHandler:.flush_[j]", ("4 functions match",)),
     # concepts checked against the profile
     ("pyspy", "what share of the CPU is the scheduler?", "function", "fn:vllm/v1/core/sched/scheduler.py:180 - schedule", ()),
     ("cpu", "what share of the CPU is the scheduler?", "function", "fn:Scheduler.schedule", ()),

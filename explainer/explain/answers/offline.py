@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import assess, concepts, frames, reports, self_total, whole
+from explainer.explain.answers import assess, concepts, frames, group, reports, self_total, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
@@ -39,6 +39,7 @@ _ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
     "skip": concepts.skip_one,
     "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
 }
+_ABOUT_A_GROUP = frozenset({"function", "total", "category", "most", "unknown", "overview"})
 _READING_AS = {
     "most": N_("what uses the most"),
     "responsible": N_("what is responsible"),
@@ -144,6 +145,8 @@ class OfflineExplainer:
             return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
         if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
             return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
+        if subject is not None and len(subject.members) > 1 and intent in _ABOUT_A_GROUP:
+            return group.group(w, subject.members)
         if intent == "category" and fid is None:
             return concepts.breakdown(w)
         if intent == "meaning":

@@ -42,7 +42,7 @@ def _categories(profile: Profile) -> list[str]:
     return [knowledge.classify(name) for name in profile.names]
 
 
-def _stacks_holding(profile: Profile, member: np.ndarray) -> int:
+def stacks_holding(profile: Profile, member: np.ndarray) -> int:
     """The value of every stack with at least one frame whose name is marked in ``member``."""
     if not profile.stack_count or not member.any():
         return 0
@@ -78,7 +78,7 @@ def share(ctx: ProfileContext, concept: str) -> Share:
             for i in sorted(np.flatnonzero(member).tolist(), key=lambda i: -int(totals[i]))[:5]
             if totals[i] > 0
         )
-        return Share(concept, _stacks_holding(profile, member), "stacks", frames)
+        return Share(concept, stacks_holding(profile, member), "stacks", frames)
     attributed = next((c for c in ctx.reading.categories if c.category == concept), None)
     if ctx.reading.categories:
         return Share(concept, attributed.self if attributed is not None else 0, "attributed")

@@ -128,13 +128,23 @@ def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names,
             return Subject("function", own, "concept")
     fuzzy, strength = subjects.fuzzy(tokens, names)
     if fuzzy is not None and (concept is None or strength >= 2):
+        members = subjects.group(tokens, names) if _GROUP_WORDS & set(tokens) or "overall" in found else ()
+        if len(members) > 1:  # "the detokenisation in total", "all the decode functions"
+            return Subject("function", members[0], "fuzzy", members=members)
         return Subject("function", fuzzy, "fuzzy")
+    if fuzzy is None and concept is None and _GROUP_WORDS & set(tokens):
+        members = subjects.group(tokens, names, whole=True)  # "all the flush functions": one whole word will do
+        if members:
+            return Subject("function", members[0], "fuzzy", members=members)
     as_function = concept not in RUNTIME_KINDS and "function_word" in found  # "the kv cache allocation"
     if concept is not None and as_function and concept in names.by_category:
         return Subject("function", names.by_category[concept], "concept")
     if concept is not None:
         return Subject("concept", concept, "concept")
     return None
+
+
+_GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})
 
 
 def _top_n(tokens: Sequence[str]) -> int | None:

@@ -30,6 +30,7 @@ class Subject:
     name: str  # the function's raw name, the concept id, or the text as written
     how: str  # quoted, label, symbol, ordinal, concept, fuzzy, focus
     runner_up: str | None = None  # a second function the written name matched as closely (the answer names it)
+    members: tuple[str, ...] = ()  # a phrase naming a group ("detokenisation in total"): every function of it
 
     @property
     def label(self) -> str:
@@ -301,6 +302,20 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     if not leaders:
         return None, 0
     return names.index.names[max(leaders, key=lambda i: (names.weight[i], -i))], best
+
+
+def group(tokens: list[str], names: Names, limit: int = 40, *, whole: bool = False) -> tuple[str, ...]:
+    """Every function the question's content words describe equally well, heaviest first: "the
+    detokenisation in total" is all of ``detokenizer.py``, not its biggest function."""
+    lex = lexicon()
+    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    found = names.names_resolver.describe(content, limit=limit).candidates
+    if not found:
+        return ()
+    best = found[0].score
+    if whole and best < 1.0:
+        return ()  # a word part alone ("flu") names no group
+    return tuple(c.name for c in found if c.score >= best - 1e-9)
 
 
 def parts_index(names: Sequence[str], present: Sequence[bool]) -> dict[str, tuple[int, ...]]:
