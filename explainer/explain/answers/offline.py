@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import assess, concepts, frames, group, reports, self_total, whole
+from explainer.explain.answers import assess, concepts, frames, group, own, reports, self_total, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
+from explainer.explain.question.signatures import WEAK
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
@@ -39,6 +40,14 @@ _ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
     "skip": concepts.skip_one,
     "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
 }
+
+
+def _language_named(text: str) -> str | None:
+    """The language a question restricts to ("which Java method"), as the symbol decoders name it."""
+    words = set(text.casefold().replace("-", " ").split())
+    return next((lang for word, lang in (("java", "java"), ("python", "python"), ("go", "go")) if word in words), None)
+
+
 _ABOUT_A_GROUP = frozenset({"function", "total", "category", "most", "unknown", "overview"})
 _READING_AS = {
     "most": N_("what uses the most"),
@@ -90,6 +99,15 @@ class OfflineExplainer:
             return OfflineAnswer(w.markdown(), None, w.g, q.intent)
         if q.subject is not None:
             w.g.text(q.subject.name)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
+        if q.runner_up is None and q.score < WEAK and q.intent not in ("unknown", "help"):
+            w.add(
+                w.t(
+                    "_I read this as a question about {reading}; if you meant something else, ask for example "
+                    "*what uses the most?*, *what is responsible?* or *does this look ok?*_",
+                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
+                ),
+                "",
+            )
         if q.runner_up is not None:
             w.add(
                 w.t(
@@ -157,6 +175,8 @@ class OfflineExplainer:
             return frames.function(w, fid)
         if intent in _ABOUT_ONE and intent not in ("skip", "responsible"):
             return _ABOUT_ONE[intent](w, self.ctx.summary.top_self.rows[0].id)
+        if intent == "most" and "own_code" in q.concepts:
+            return own.most_own(w, _language_named(q.text))
         if intent in _WHOLE:
             return _WHOLE[intent](w)
         return reports.help_text(w, unknown=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+WEAK = 1.2  # a reading below this is answered with "I read this as ..."
 SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
 RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
 USE = frozenset({"use", "allocation"})
@@ -101,9 +102,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 3.6, "graph", _any("how", "why")),
     _s("howto", 3.0, "graph", "meaning"),
     _s("howto", 2.9, "howto"),
-    _s("howto", 2.6, "graph", "grafana_word", _any("how", "where", "what")),  # "where is search in the grafana panel"
+    _s("howto", 3.7, "grafana_word", _any("how", "why")),
+    _s("howto", 2.9, "graph", "grafana_word"),  # "the flame graph in Grafana": about the panel, not the profile
     _s("howto", 1.1, "grafana_word", subject="none"),  # Grafana named in passing decides only when nothing else does
     _s("help", 3.1, "help"),
+    # last resorts: a question that names only a resource or the profile still gets an answer, marked as a reading
+    _s("overview", WEAK - 0.1, "profile_word", subject="none"),
 )
 
 CARRIES_OVER = frozenset({"compare", "chain", "callers", "callees", "knob", "category", "meaning", "skip"})
