@@ -186,6 +186,8 @@ class Resolver:
             located = _LOCATED.search(name[:MAX_READ])
             if located:
                 put(f"{located.group(1)}:{located.group(2)}".casefold(), fid, LINE, "line")
+                if len(parts) >= 2:  # py-spy and Ruby: the file's module names the functions in it
+                    put(parts[-2].casefold(), fid, CLASS - 5, "module")
             n = len(parts)
             for k in range(1, min(n, MAX_TAIL + 1)):
                 put(_key(parts[-k:]), fid, 60.0 + 10.0 * k, "member" if k == 1 else "tail")

@@ -145,6 +145,24 @@ def quoted(question: str) -> list[str]:
 
 
 def explicit(question: str, names: Names) -> Subject | None:
+    """A subject the question writes out (see :func:`_explicit`); when the name matched two functions
+    equally, the question's other words settle it ("msgspec encode": the ``encode`` in ``msgspec``)."""
+    found = _explicit(question, names)
+    if found is None or found.runner_up is None:
+        return found
+    lex = lexicon()
+    content = [t for t in words(question) if len(t) >= 3 and not lex.knows(t)]
+    ranked = names.names_resolver.describe(content, limit=20).candidates
+    score = {c.name: c.score for c in ranked}
+    mine, other = score.get(found.name, 0.0), score.get(found.runner_up, 0.0)
+    if other > mine:
+        return Subject("function", found.runner_up, found.how)
+    if mine > other:
+        return Subject("function", found.name, found.how)
+    return found
+
+
+def _explicit(question: str, names: Names) -> Subject | None:
     """A subject the question writes out: quoted, a frame label, or a symbol-shaped token.
 
     HTML tags are taken out first, so ``<b>Foo.bar</b>`` is read as ``Foo.bar``; quoted text that
