@@ -183,3 +183,16 @@ def test_gc_and_kernel_count_whole_stacks_not_the_top_frame() -> None:
     assert conv.ctx.reading.self_by_category.get("gc", 0) < 70
     assert "70 ns (7.0%)" in conv.ask("how much time goes to gc?").markdown
     assert shares.share(conv.ctx, "kernel").value == 30
+
+
+def test_the_model_and_mcp_tools_find_names_through_the_same_resolver() -> None:
+    from explainer.explain import toolset
+
+    ctx = _conversation("pyspy").ctx
+    for written, chat_subject in (
+        ("execute_model", "vllm/v1/worker/gpu_model_runner.py:1234 - execute_model"),
+        ("torch.cuda.synchronize", "torch/cuda/__init__.py:985 - synchronize"),
+    ):
+        assert ctx.profile.names[toolset.find(ctx, written)] == chat_subject
+        q = _conversation("pyspy").read(f"what does {written} do")
+        assert q.subject is not None and q.subject.name == chat_subject
