@@ -79,6 +79,8 @@ QUESTIONS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
     # the application's own code when runtime or kernel frames top the list
     ("java", "which java method uses the most cpu?", "most", "", ("ScriptableObject:.getSlot_[j]", "own code")),
     ("java", "welke java code is het zwaarst", "most", "", ("eigen code", "native_write_msr_safe_[k]")),
+    ("loki", "waar komen al die objecten vandaan?", "responsible", "", ("verantwoordelijk",)),
+    ("loki", "what is the difference between in-use and allocated here", "total", "", ("freed or not",)),
     # language and incidental words
     ("pyspy", "wtf is 0x7f15c3a0", "meaning", "fn:0x7f15c3a0", ("raw address",)),
     ("gpu", "what should I change to free memory?", "optimise", "", ()),

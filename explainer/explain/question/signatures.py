@@ -91,6 +91,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("total", 2.8, "overall", subject="none"),
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
     _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
+    _s("total", 3.4, "inuse_word", subject="none"),  # "in-use vs allocated": what the values are
     _s("overview", 3.0, "overview"),
     _s("assess", 3.6, "assess"),  # "does this look ok?", "is dit normaal?", "should I worry?"
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
