@@ -68,6 +68,7 @@ QUESTIONS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
     ("cpu", "what share of the CPU is the scheduler?", "function", "fn:Scheduler.schedule", ()),
     ("java", "what share is the kernel?", "category", "concept:kernel", ("51.1%",)),
     ("java", "wat is er allemaal unresolved?", "category", "concept:unresolved", ("onopgeloste",)),
+    ("pyspy", "how much is unresolved / unknown?", "category", "concept:unresolved", ("164 (17.2%)",)),
     ("cpu", "hoeveel cpu gaat er op aan interpreter overhead", "category", "concept:interpreter", ()),
     # everyday wording and vague questions: an answer, never the help menu
     ("java", "where is the time going", "most", "", ()),

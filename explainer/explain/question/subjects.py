@@ -174,7 +174,10 @@ def _explicit(question: str, names: Names) -> Subject | None:
             return found
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
     for m in _SEPARATED.finditer(prose):
-        words_known = all(lexicon().knows(part.casefold()) for part in m.groups())  # "NCCL / communication"
+        # "NCCL / communication", "unresolved / unknown": words, not a Foo / bar label
+        words_known = all(lexicon().knows(part.casefold()) for part in m.groups()) or any(
+            concept_in(part) is not None for part in m.groups()
+        )
         found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
         if found is not None:
             return found
