@@ -54,7 +54,6 @@ QUESTIONS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
     ("pyspy", "show the chain to _sample", "chain", "fn:vllm/v1/worker/gpu_model_runner.py:1390 - _sample", ()),
     ("java", "how much time is in NioEventLoop.run", "function", "fn:io/netty/channel/nio/NioEventLoop:.run_[j]", ()),
     ("java", "show me the chain to writeBytes", "chain", "fn:io/netty/buffer/AbstractByteBuf:.writeBytes_[j]", ()),
-    ("java", "what is SpinPause", "meaning", "missing:SpinPause", ()),
     ("loki", "who calls (*Reader).LabelValues", "callers", f"fn:{LOKI_INDEX}(*Reader).LabelValues", ()),
     ("loki", "hoeveel objecten alloceert forPostings", "function",
      "fn:github.com/grafana/loki/pkg/storage/stores/shipper/indexshipper/tsdb.(*TSDBIndex).forPostings", ()),

@@ -103,12 +103,10 @@ _STRICT = frozenset({"whole", "line", "class"})
 
 
 def _own_name(written: str, label: str) -> bool:
-    """A word written in prose names a function inside a longer label only as its own name, case and all:
-    ``writeBytes`` or ``handle`` does, ``decode`` is not Go's ``(*Decoder).Decode``."""
+    """A word written in prose names a function inside a longer label only as its own name (``writeBytes``,
+    ``handle``), never as its class, module or package; case does not matter, as nowhere in a question."""
     parts = components(label)
-    return bool(parts) and (
-        parts[-1] == written or (bool(_CAMEL.search(written)) and parts[-1].casefold() == written.casefold())
-    )
+    return bool(parts) and parts[-1].casefold() == written.casefold()
 
 
 DESCRIBED = 2.0  # two whole words of a label, or more: a description names that function
@@ -201,10 +199,10 @@ def _explicit(question: str, names: Names) -> Subject | None:
                 token,
                 names,
                 "symbol",
-                missing_ok=symbolic or camel,
+                missing_ok=symbolic,  # not camel case alone: "ncclAllReduce" typed in lower case would differ
                 concept_ok=symbolic,
                 strict=not symbolic,
-                member_ok=camel or (plain_name and token.islower()),
+                member_ok=camel or plain_name,
             )
             if found is not None:
                 return found
