@@ -76,6 +76,8 @@ QUESTIONS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
     ("gpu", "should I worry?", "assess", "", ("by design",)),
     ("gpu", "is dit normaal?", "assess", "", ("zo bedoeld",)),
     ("loki", "is this normal?", "assess", "", ("What stands out",)),
+    ("java", "what's wrong with this service", "assess", "", ("kernel",)),
+    ("java", "moet ik me zorgen maken?", "assess", "", ("opvalt",)),
     # the application's own code when runtime or kernel frames top the list
     ("java", "which java method uses the most cpu?", "most", "", ("ScriptableObject:.getSlot_[j]", "own code")),
     ("java", "welke java code is het zwaarst", "most", "", ("eigen code", "native_write_msr_safe_[k]")),
