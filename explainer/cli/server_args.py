@@ -124,7 +124,14 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--full-profile",
         action="store_true",
-        help="fetch the whole merged pprof (SelectMergeProfile) instead of the flame graph: no node budget",
+        help="fetch the whole merged pprof (binary SelectMergeProfile) instead of the flame graph: no node budget "
+        "(done by default when the flame graph's 'other' holds more than 1%% of the total)",
+    )
+    g.add_argument(
+        "--keep-other",
+        action="store_true",
+        help="keep the flame graph even when its 'other' nodes hold more than 1%% of the total "
+        "(an approximate answer; default: fetch the full profile instead)",
     )
     _make_source_optional(parser)
 
@@ -174,7 +181,8 @@ def client_from_args(
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)
     # --max-size keeps its file meaning (384 MiB) unless set; a JSON answer that big is a mistake
     cap = TransportOptions().max_response if max_size == DEFAULT_MAX_DECOMPRESSED else max_size
-    options = TransportOptions(max_response=cap)
+    # a binary pprof is a profile like a file's: the file cap (--max-size) bounds it, not JSON's
+    options = TransportOptions(max_response=cap, max_profile=max_size)
     return PyroscopeClient(
         _server_url(args),
         session=session,
@@ -202,6 +210,7 @@ def load_from_server(args: argparse.Namespace) -> Profile:
     """The profile for ``--server``: resolve the type in the window, then one flame-graph query."""
     import requests
 
+    from explainer.pyroscope.exact import exact_profile
     from explainer.pyroscope.query import Query, check_max_nodes
 
     window = window_from_args(args)
@@ -214,7 +223,9 @@ def load_from_server(args: argparse.Namespace) -> Profile:
         query = Query(profile_type, selector, window, max_nodes)
         if args.full_profile:
             return client.profile(query, deadline=deadline)
-        return client.flame_graph(query, deadline=deadline)
+        if getattr(args, "keep_other", False):
+            return client.flame_graph(query, deadline=deadline)
+        return exact_profile(client, query, deadline=deadline, on_event=progress.note)
 
 
 class Progress:
