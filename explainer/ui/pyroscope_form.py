@@ -241,7 +241,6 @@ def _series_and_load(st: Any, state: SessionData, ptype: Any) -> str:
         at_peak = st.button("Load at peak", key="pyro_load_peak", icon=":material/vertical_align_top:")
     if load_all or at_peak:
         from explainer.pyroscope import TimeRange
-
         from explainer.pyroscope.exact import exact_profile
 
         span = TimeRange(shown[1].start_ms, shown[1].end_ms) if at_peak and shown else None
