@@ -22,10 +22,13 @@ default answer's top 10 by self equal the file's. Writes bench/results-server.md
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,14 +38,41 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
 import run as bench  # noqa: E402
-from pyroscope_server import PyroscopeServer  # noqa: E402
-
-from explainer.readers import read_path  # noqa: E402
 
 TYPE_ID = "memory:alloc_space:bytes:space:bytes"
 RATIO = 1.5
 PEAK_MIB = 600.0
 RESULTS = HERE / "results-server.md"
+
+
+def serve(path: str) -> None:
+    """The stand-in server, in its own process: on Linux a child's peak RSS (``ru_maxrss``) starts
+    at its parent's RSS at fork, so a benchmark process holding a 500k-stack profile would inflate
+    every command's figure. It prints its URL, then serves until its stdin closes."""
+    from pyroscope_server import PyroscopeServer
+
+    from explainer.readers import read_path
+
+    with PyroscopeServer({TYPE_ID: read_path(path)}) as server:
+        server.remember = True
+        print(server.url, flush=True)
+        sys.stdin.read()
+
+
+@contextlib.contextmanager
+def served(path: Path) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = proc.stdout.readline().strip() if proc.stdout else ""
+        if not url.startswith("http://"):
+            raise bench.BenchError(f"the stand-in server did not start for {path.name}")
+        yield url
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=30)
 
 
 def explainer() -> list[str]:
@@ -68,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="50000,500000")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-record", action="store_true")
+    p.add_argument("--serve", metavar="FILE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.serve:
+        serve(args.serve)
+        return 0
     os.chdir(REPO)
     generator = bench.generator_script()
     lines = [
@@ -86,10 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     for stacks in (int(s) for s in args.sizes.split(",")):
         path = bench.ensure_profile(stacks, generator)
-        profile = read_path(path)
-        with PyroscopeServer({TYPE_ID: profile}) as server:
-            server.remember = True
-            cmds = commands(path, server.url)
+        with served(path) as url:
+            cmds = commands(path, url)
             for cmd in cmds.values():  # untimed: fills the server's memory and the bytecode caches
                 bench.run_once(cmd)
             kept = json.loads(bench.run_once([*cmds["auto"], "--keep-other"]).stdout)
