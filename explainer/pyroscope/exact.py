@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explainer import units
-from explainer.errors import ExplainerError
+from explainer.errors import BadResponseError, ExplainerError
 from explainer.model import Profile
 from explainer.pyroscope.client import PyroscopeClient
 from explainer.pyroscope.query import MAX_NODES_LIMIT, Query
-from explainer.pyroscope.transport import ApiUnavailableError, Deadline, Event
-from explainer.pyroscope.wire import TooLargeError
+from explainer.pyroscope.transport import Deadline, Event
 
 OTHER_SHARE = 0.01
 """Above this share of the total in ``other``, a flame graph is not an exact answer."""
@@ -39,8 +38,8 @@ def exact_profile(
     on_event: Event | None = None,
 ) -> Profile:
     """The flame graph when its ``other`` holds at most ``share`` of the total; else the full
-    profile (binary pprof); else, when the server has no full profile to give or it is over the
-    size cap, the flame graph again with a larger node budget. The profile's ``source.note`` says
+    profile (binary pprof); else, when the server has no full profile to give, it is over the
+    size cap or it does not decode, the flame graph again with a larger node budget. The profile's ``source.note`` says
     which was done and why."""
     event = on_event or (lambda _text: None)
     deadline = deadline or client.deadline()
@@ -51,7 +50,7 @@ def exact_profile(
     event(f"{why}: fetching the full profile")
     try:
         full = client.profile(query, deadline=deadline)
-    except (ApiUnavailableError, TooLargeError) as exc:
+    except BadResponseError as exc:  # no such call here, over --max-size, or an answer that does not decode
         failed = exc
     else:
         return _noted(full, f"{why}, so the full profile was fetched instead (exact, no node budget)")

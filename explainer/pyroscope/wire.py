@@ -90,13 +90,9 @@ FLAME_GRAPH_LIFT = "narrow the selector or time range, lower --max-nodes, or rai
 PROFILE_LIFT = "raise --max-size (bytes) if you trust this server, or narrow the selector or time range"
 
 
-class TooLargeError(BadResponseError):
-    """The answer is over its cap: a caller may ask for a smaller one instead."""
-
-
-def too_big(where: str, cap: int, lift: str = "") -> TooLargeError:
+def too_big(where: str, cap: int, lift: str = "") -> BadResponseError:
     """``lift`` names what raises the cap for this kind of answer (a full profile has no node budget)."""
-    return TooLargeError(f"{where}: the response is larger than the {cap:,}-byte cap", hint=lift or FLAME_GRAPH_LIFT)
+    return BadResponseError(f"{where}: the response is larger than the {cap:,}-byte cap", hint=lift or FLAME_GRAPH_LIFT)
 
 
 def read_body(
