@@ -81,7 +81,18 @@ def explainer() -> list[str]:
 
 
 def commands(file: Path, url: str) -> dict[str, list[str]]:
-    server = [*explainer(), "analyze", "--server", url, "--profile-type", TYPE_ID, "--from", "now-1h"]
+    server = [
+        *explainer(),
+        "analyze",
+        "--server",
+        url,
+        "--profile-type",
+        TYPE_ID,
+        "--from",
+        "now-1h",
+        "--timeout",
+        "300",
+    ]
     return {
         "file": [*explainer(), "analyze", str(file), "--format", "json"],
         "full": [*server, "--full-profile", "--format", "json"],
@@ -122,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         path = bench.ensure_profile(stacks, generator)
         with served(path) as url:
             cmds = commands(path, url)
-            for cmd in cmds.values():  # untimed: fills the server's memory and the bytecode caches
-                bench.run_once(cmd)
+            for cmd in cmds.values():  # untimed: fills the server's memory (slow at 500k) and the bytecode caches
+                bench.run_once([*cmd, "--timeout", "900"] if "--server" in cmd else cmd)
             kept = json.loads(bench.run_once([*cmds["auto"], "--keep-other"]).stdout)
             found = bench.measure_side_by_side(cmds, stacks, args.repeat)
         file = found["file"]
