@@ -45,6 +45,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from google.protobuf import json_format
+from pyroscope_cluster import BadSelector, Cluster
 
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile, ProfileBuilder
@@ -105,7 +106,8 @@ class PyroscopeServer:
     def __init__(
         self, profiles: dict[str, Profile] | None = None, *, labels: dict[str, list[str]] | None = None,
         host: str = "127.0.0.1", use_gzip: bool = True, require_auth: str = "", require_tenant: str = "",
-        right: Profile | None = None, proto: bool = True, merge_profile: bool = True, pprof_format: bool = True,
+        right: Profile | None = None, cluster: Cluster | None = None, proto: bool = True, merge_profile: bool = True,
+        pprof_format: bool = True,
     ) -> None:  # fmt: skip
         assert host in ("127.0.0.1", "127.0.0.2"), "the test server only listens on loopback"
         self.profiles = profiles or {}
@@ -113,6 +115,7 @@ class PyroscopeServer:
         self.use_gzip = use_gzip
         self.require_auth, self.require_tenant = require_auth, require_tenant
         self.right = right  # Diff: the comparison side (the baseline is the profile of the type)
+        self.cluster = cluster  # labelled series (pyroscope_cluster.py): when set, the Connect calls answer from it
         self.proto, self.merge_profile, self.pprof_format = proto, merge_profile, pprof_format
         # bench/server.py: answer a repeated request from memory, so a run times the client, not this server
         self.remember = False
@@ -165,10 +168,15 @@ class PyroscopeServer:
                 return error(400, "request body is not " + ("protobuf" if binary else "JSON"))
             name = path[len(CONNECT) :]
             handler = getattr(self, "_rpc_" + name, None)
+            if self.cluster is not None and not binary and hasattr(self, "_cluster_" + name):
+                return getattr(self, "_cluster_" + name)(body)  # type: ignore[no-any-return]
             if handler is None or (name == "SelectMergeProfile" and not self.merge_profile):
                 return Reply(404, b"404 page not found\n", "text/plain")
-            if name in ("SelectMergeProfile", "SelectMergeStacktraces"):
-                return handler(body, binary)  # type: ignore[no-any-return]
+            if name in ("SelectMergeProfile", "SelectMergeStacktraces"):  # binary too; from the cluster when set
+                try:
+                    return handler(body, binary)  # type: ignore[no-any-return]
+                except BadSelector as exc:
+                    return error(400, str(exc))
             return handler(body)  # type: ignore[no-any-return]
         if method == "GET" and path == "/pyroscope/render":
             return self._render(query)
@@ -193,11 +201,10 @@ class PyroscopeServer:
         return check_range(body) or ok({"names": values} if values else {})
 
     def _rpc_SelectMergeStacktraces(self, body: dict[str, Any], binary: bool = False) -> Reply:
-        bad = check_range(body) or check_nodes(body)
-        profile = self.profiles.get(str(body.get("profileTypeID", "")))
-        pprof = self.pprof_format and body.get("format") in (4, "PROFILE_FORMAT_PPROF")
-        if bad:
+        if bad := check_range(body) or check_nodes(body):
             return bad
+        profile = self._merged(body)
+        pprof = self.pprof_format and body.get("format") in (4, "PROFILE_FORMAT_PPROF")
         if pprof and binary:  # SelectMergeStacktracesResponse{pprof[5]: PprofProfile{profile[1]}}
             return Reply(200, _field(5, _field(1, pprof_bytes(profile))) if profile else b"", PROTO)
         if pprof:
@@ -207,10 +214,16 @@ class PyroscopeServer:
             return Reply(200, _field(1, flamegraph_bytes(graph)) if graph else b"", PROTO)
         return ok({"flamegraph": graph} if graph else {})
 
+    def _merged(self, body: dict[str, Any]) -> Profile | None:
+        """The profile a query selects: the cluster's merge when one is set, else the type's profile."""
+        if self.cluster is not None:
+            return self._cluster_merge(body)
+        return self.profiles.get(str(body.get("profileTypeID", "")))
+
     def _rpc_SelectMergeProfile(self, body: dict[str, Any], binary: bool = False) -> Reply:
-        profile = self.profiles.get(str(body.get("profileTypeID", "")))
         if bad := check_range(body):
             return bad
+        profile = self._merged(body)
         if binary:  # the raw serialized google.v1.Profile; an empty message is zero bytes
             return Reply(200, pprof_bytes(profile) if profile else b"", PROTO)
         return ok(pprof_json(profile) if profile else {})
@@ -234,6 +247,90 @@ class PyroscopeServer:
             return bad or ok({})
         return ok({"flamegraph": diff_flamegraph(base, self.right or base)})
 
+    # -- a labelled cluster (pyroscope_cluster.Cluster) ---------------------------------------------
+
+    def _on_cluster(self, body: dict[str, Any], answer: Any) -> Reply:
+        if bad := check_range(body):
+            return bad
+        try:
+            return ok(answer())
+        except BadSelector as exc:
+            return error(400, str(exc))
+
+    def _cluster_ProfileTypes(self, body: dict[str, Any]) -> Reply:
+        keys = ("name", "sampleType", "sampleUnit", "periodType", "periodUnit")
+        assert self.cluster is not None
+        types = [
+            {"ID": t, **{k: v for k, v in zip(keys, t.split(":"), strict=False) if v}} for t in self.cluster.types()
+        ]
+        return ok({"profileTypes": types} if types else {})
+
+    def _cluster_LabelNames(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        return self._on_cluster(body, lambda: {"names": c.label_names(list(body.get("matchers", [])))})
+
+    def _cluster_LabelValues(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c, name = self.cluster, str(body.get("name", ""))
+        return self._on_cluster(body, lambda: _omit({"names": c.label_values(name, list(body.get("matchers", [])))}))
+
+    def _cluster_Series(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        names = [str(n) for n in body.get("labelNames", [])]
+
+        def sets() -> dict[str, Any]:
+            found = c.label_sets(list(body.get("matchers", [])), names)
+            return _omit(
+                {"labelsSet": [{"labels": [{"name": k, "value": v} for k, v in sorted(s.items())]} for s in found]}
+            )
+
+        return self._on_cluster(body, sets)
+
+    def _cluster_merge(self, body: dict[str, Any]) -> Profile | None:
+        assert self.cluster is not None
+        site = [str(c.get("name", "")) for c in (body.get("stackTraceSelector") or {}).get("callSite", [])]
+        return self.cluster.merged(
+            str(body.get("profileTypeID", "")), str(body.get("labelSelector", "{}")),
+            _int64(body.get("start")), _int64(body.get("end")), site or None,
+        )  # fmt: skip
+
+    def _cluster_SelectMergeStacktraces(self, body: dict[str, Any]) -> Reply:
+        if bad := check_nodes(body):
+            return bad
+
+        def graph() -> dict[str, Any]:
+            p = self._cluster_merge(body)
+            return {"flamegraph": encode_flamegraph(truncated(p, int(body.get("maxNodes", 8192))))} if p else {}
+
+        return self._on_cluster(body, graph)
+
+    def _cluster_SelectMergeProfile(self, body: dict[str, Any]) -> Reply:
+        def whole() -> dict[str, Any]:
+            p = self._cluster_merge(body)
+            return pprof_json(p) if p else {}
+
+        return self._on_cluster(body, whole)
+
+    def _cluster_SelectSeries(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        return self._on_cluster(body, lambda: _omit({"series": c.range_series(body)}))
+
+    def _cluster_Diff(self, body: dict[str, Any]) -> Reply:
+        left, right = body.get("left", {}), body.get("right", {})
+        if bad := check_range(left) or check_range(right):
+            return bad
+        try:
+            a, b = self._cluster_merge(left), self._cluster_merge(right)
+        except BadSelector as exc:
+            return error(400, str(exc))
+        if a is None and b is None:
+            return ok({})
+        empty = ProfileBuilder((a or b).sample_type).build()  # type: ignore[union-attr]
+        return ok({"flamegraph": diff_flamegraph(a or empty, b or empty)})
+
     def _render(self, query: dict[str, list[str]]) -> Reply:
         q = query.get("query", [""])[0]
         tid = q.split("{", 1)[0]
@@ -247,6 +344,11 @@ class PyroscopeServer:
                   "maxSelf": int(fg.get("maxSelf", 0))}  # fmt: skip
         meta = {"format": "single", "spyName": "", "sampleRate": 100, "units": parts[2], "name": parts[1]}
         return ok({"version": 1, "flamebearer": bearer, "metadata": meta, "timeline": None, "groups": None})
+
+
+def _omit(obj: dict[str, Any]) -> dict[str, Any]:
+    """protojson leaves empty fields out."""
+    return {k: v for k, v in obj.items() if v}
 
 
 def ok(obj: Any) -> Reply:

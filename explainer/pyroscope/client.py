@@ -331,16 +331,45 @@ class PyroscopeClient:
         return self._finish(profile, replace(query, max_nodes=0), "connect-pprof-json")
 
     def series(
-        self, query: Query, step_s: float, *, group_by: tuple[str, ...] = (), deadline: Deadline | None = None
+        self,
+        query: Query,
+        step_s: float,
+        *,
+        group_by: tuple[str, ...] = (),
+        average: bool = False,
+        limit: int = 0,
+        call_site: tuple[str, ...] = (),
+        deadline: Deadline | None = None,
     ) -> list[Series]:
-        """The timeline (``SelectSeries``): one value per ``step_s`` seconds, summed."""
-        body = {k: v for k, v in query.connect_body().items() if k != "maxNodes"}
+        """The timeline (``SelectSeries``): one value per ``step_s`` seconds, summed (or ``average``d),
+        per ``group_by`` label set; ``limit``: the server keeps only its top N series; ``call_site``:
+        only stacks that begin (root first) with these frames (``stackTraceSelector``)."""
+        body: dict[str, Any] = {k: v for k, v in query.connect_body().items() if k != "maxNodes"}
         body.update(step=float(step_s), groupBy=list(group_by))
+        if average:
+            body["aggregation"] = "TIME_SERIES_AGGREGATION_TYPE_AVERAGE"
+        if limit > 0:
+            body["limit"] = limit
+        if call_site:
+            body["stackTraceSelector"] = {"callSite": [{"name": n} for n in call_site]}
         raw = self._rpc("SelectSeries", body, deadline, "series").get("series", [])
         try:
             return [_series(s) for s in raw]
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise self._bad("SelectSeries", "series is not a list of {labels, points}") from exc
+
+    def label_sets(
+        self, window: TimeRange, selector: str = "{}", names: tuple[str, ...] = (), *, deadline: Deadline | None = None
+    ) -> list[dict[str, str]]:
+        """The distinct label sets (``Series``) matching ``selector``; ``names`` keeps only those labels."""
+        body: dict[str, Any] = {**_matchers(selector), "start": window.start_ms, "end": window.end_ms}
+        if names:
+            body["labelNames"] = list(names)
+        raw = self._rpc("Series", body, deadline, "labelsSet").get("labelsSet", [])
+        try:
+            return [{str(lb["name"]): str(lb.get("value", "")) for lb in s.get("labels", [])} for s in raw]
+        except (TypeError, AttributeError, KeyError) as exc:
+            raise self._bad("Series", "labelsSet is not a list of {labels}") from exc
 
     def diff(self, left: Query, right: Query, *, deadline: Deadline | None = None) -> tuple[Profile, Profile]:
         """Baseline and comparison as two profiles, aligned by the server (``Diff``)."""

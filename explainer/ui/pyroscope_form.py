@@ -191,6 +191,11 @@ def panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
         err = _series_and_load(st, state, ptype)
         if err:
             return None, err
+        from explainer.ui import breakdown
+
+        err = breakdown.panel(st, state, ptype, lambda w: _query(st, ptype, w), _server_call)
+        if err:
+            return None, err
     remote = state.remote
     if remote is not None and where is not None and remote.source.location == where[0]:
         return remote, ""
