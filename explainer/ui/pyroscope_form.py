@@ -246,9 +246,11 @@ def _series_and_load(st: Any, state: SessionData, ptype: Any) -> str:
         at_peak = st.button("Load at peak", key="pyro_load_peak", icon=":material/vertical_align_top:")
     if load_all or at_peak:
         from explainer.pyroscope import TimeRange
+        from explainer.pyroscope.exact import exact_profile
 
         span = TimeRange(shown[1].start_ms, shown[1].end_ms) if at_peak and shown else None
-        profile, err = _server_call(st, lambda c, w: c.flame_graph(_query(st, ptype, w)), span)
+        # exact by default: a flame graph mostly merged into 'other' is replaced by the full profile
+        profile, err = _server_call(st, lambda c, w: exact_profile(c, _query(st, ptype, w)), span)
         if err:
             return err
         state.remote = profile
