@@ -1,5 +1,5 @@
 """What a baseline changes on the page: a "comparing with" banner with a way to clear it, and
-the Diff tab with a diff flame graph (red growth, green shrinkage, grey under the noise floor)
+the Diff tab with a diff flame graph (red growth, blue shrinkage, grey under the noise floor)
 and a before/after table, both from the same noise floor as :mod:`explainer.analysis.diff`.
 """
 
@@ -88,11 +88,16 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
     unit = profile.unit
     st.caption(
         f"Baseline {units.format_value(diff.total_before, unit)} → now {units.format_value(diff.total_after, unit)}. "
-        "Red bars grew, green bars shrank, grey bars moved less than the noise floor "
+        "Red bars grew, blue bars shrank (a scale colour-blind readers tell apart), grey bars moved less than the noise floor "
         f"({diff.floor.min_share:.0%} of the larger total and {diff.floor.min_relative:.0%} of the value before). "
         "Bar width is before + after."
     )
-    flamegraph.draw(data[0], "diff_flame")
+    flamegraph.draw(
+        data[0],
+        "diff_flame",
+        orientation=state.orientation,
+        on_orientation=flamegraph.orientation_follower(st, state, "diff_flame"),
+    )
     for note in diff.notes:
         st.warning(clean(note, 300), icon="⚠️")
     st.dataframe(
