@@ -88,7 +88,8 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
     unit = profile.unit
     st.caption(
         f"Baseline {units.format_value(diff.total_before, unit)} → now {units.format_value(diff.total_after, unit)}. "
-        "Red bars grew, blue bars shrank (a scale colour-blind readers tell apart), grey bars moved less than the noise floor "
+        "Red bars grew, blue bars shrank (told apart with red-green colour blindness too), grey bars moved less "
+        "than the noise floor "
         f"({diff.floor.min_share:.0%} of the larger total and {diff.floor.min_relative:.0%} of the value before). "
         "Bar width is before + after."
     )
