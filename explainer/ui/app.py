@@ -61,7 +61,7 @@ with tabs["Top functions"]:
     if tabs["Top functions"].open is not False:
         frame = views.shared_table(summary)
         pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
-        views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
+        views.top_table(st, frame, summary.unit, pick)
 with tabs[sandwich.TAB]:
     if tabs[sandwich.TAB].open is not False:
         sandwich.show(st, state, summary)

@@ -38,7 +38,7 @@ START = ("most", "responsible", "chain", "optimise")
 
 def follow_ups(context: Context, limit: int = 4) -> list[str]:
     """Up to ``limit`` next questions after the last one (``context`` is the conversation's), in its language."""
-    nexts = NEXT.get(context.intent or "", START)
+    nexts: tuple[str, ...] = NEXT.get(context.intent or "", START)
     if context.topic is None:  # nothing for "it" to refer to
         nexts = tuple(i for i in nexts if i not in ("callers", "meaning"))
     tr = translations(context.lang)
