@@ -413,7 +413,11 @@ def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     assert any("Comparing with the baseline" in i.value and "before.folded" in i.value for i in at.info)
     table = at.dataframe[-1].value
     grown = table[table["function"] == "Grown.alloc"].iloc[0]
-    assert (grown["self before"], grown["self after"], grown["verdict"]) == (3 * 10**9, 9 * 10**9, "grew")  # raw: sortable
+    assert (grown["self before"], grown["self after"], grown["verdict"]) == (
+        3 * 10**9,
+        9 * 10**9,
+        "grew",
+    )  # raw: sortable
     diff = next(json.loads(e.proto.json) for e in at.get("bidi_component") if '"mode": "diff"' in e.proto.json)
     node = next(i for i in range(1, len(diff["func"])) if diff["names"][diff["func"][i]] == "Grown.alloc")
     assert (diff["before"][node], diff["after"][node], diff["noise"][node]) == (3 * 10**9, 9 * 10**9, 0)
