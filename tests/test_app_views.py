@@ -129,14 +129,23 @@ def test_flame_script_shortens_labels_only_between_words() -> None:
     if node is None:
         pytest.skip("node is not installed")
     source = SCRIPT.read_text()
-    functions = "\n".join(re.search(rf"^function {f}\(.*?^}}", source, re.S | re.M).group(0)  # type: ignore[union-attr]
-                          for f in ("cutPoints", "shorten"))  # fmt: skip
-    names = [KV, "torch::autograd::detail::THPVariable_linear", "vllm.worker.gpu_model_runner.GPUModelRunner.load_model",
-             "std::vector<std::pair<int, float>>::push_back(std::pair<int, float> const&)", "main.(*Server).Serve",
-             "/usr/lib/libcuda.so.1", "<module>", "a_really_long_single_word_function_name_without_separators"]  # fmt: skip
+    found = [re.search(rf"^function {f}\(.*?^}}", source, re.S | re.M) for f in ("cutPoints", "shorten")]
+    functions = "\n".join(m.group(0) for m in found if m)
+    names = [
+        KV,
+        "torch::autograd::detail::THPVariable_linear",
+        "vllm.worker.gpu_model_runner.GPUModelRunner.load_model",
+        "std::vector<std::pair<int, float>>::push_back(std::pair<int, float> const&)",
+        "main.(*Server).Serve",
+        "/usr/lib/libcuda.so.1",
+        "<module>",
+        "a_really_long_single_word_function_name_without_separators",
+    ]
     rooms = list(range(0, 420, 7))
-    program = (f"{functions}\nconst names = {json.dumps(names)}, rooms = {json.dumps(rooms)};\n"
-               "console.log(JSON.stringify(names.map((n) => rooms.map((r) => shorten(n, r, (s) => 6 * s.length)))));")  # fmt: skip
+    program = (
+        f"{functions}\nconst names = {json.dumps(names)}, rooms = {json.dumps(rooms)};\n"
+        "console.log(JSON.stringify(names.map((n) => rooms.map((r) => shorten(n, r, (s) => 6 * s.length)))));"
+    )
     out = json.loads(subprocess.run([node, "-"], input=program, capture_output=True, text=True, check=True).stdout)
     for name, shown in zip(names, out, strict=True):
         for room, text in zip(rooms, shown, strict=True):
