@@ -200,9 +200,10 @@ def test_flame_graph_highlight_zoom_reset_search_and_tooltip(browser: Any, demo_
     assert f"are the last answer's function {KV}: they hold 55.1 GB (73.8% of all)" in status.inner_text()
     shot(page, "flame-answer-highlight")
     everything = drawn(page)
-    # click to zoom: the way in stays on top, the breadcrumb names it, fewer bars are drawn
+    # a click opens the bar's menu; "Focus block" zooms: the way in stays, the breadcrumb names it, fewer bars
     target = bar(page, "Worker.load_model")
     page.mouse.click(target["x"], target["y"])
+    root.get_by_role("menuitem", name="Focus block").click()
     assert "Zoomed on Worker.load_model" in status.inner_text()
     assert "Worker.load_model" in root.locator(".fg-crumbs").inner_text()
     assert drawn(page) < everything
@@ -324,6 +325,7 @@ def test_hostile_names_stay_text_in_every_view(browser: Any, tmp_path: Path) -> 
             assert root.evaluate("(el) => el.querySelector('.fg-tip-name').textContent") == name
         shot(page, "hostile-flame-tooltip")
         page.mouse.click(target["x"], target["y"])
+        root.get_by_role("menuitem", name="Focus block").click()
         assert shown[-1] in root.locator(".fg-crumbs").inner_text()
         root.get_by_role("button", name="Sandwich view").click()
         page.wait_for_function("(n) => document.body.innerText.includes('Callers of ' + n)", arg=shown[-1])

@@ -108,7 +108,7 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
         column_config={"function": st.column_config.TextColumn(width="large")},
     )
     st.download_button(
-        "Download as CSV",
+        "Download CSV (exact values)",
         data=lambda: tables.csv_bytes(frame, unit, values=(*VALUES, "self change")),
         file_name="explainer-diff.csv",
         mime="text/csv",

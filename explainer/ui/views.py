@@ -14,8 +14,9 @@ import pandas as pd
 from explainer import markdown, units
 from explainer.analysis.summary import Summary
 from explainer.report.analyze import truncation_notes
-from explainer.symbols import clean, decode, guess_runtime
+from explainer.symbols import clean, guess_runtime
 from explainer.ui import tables
+from explainer.ui.flamegraph import tooltip_meaning
 
 TABS = ("Ask", "Flame graph", "Top functions", "Sandwich", "Call chain")
 """The page's tabs; the chat comes first and gets the full width, so answer tables never squeeze."""
@@ -46,7 +47,7 @@ def function_table(summary: Summary) -> pd.DataFrame:
             "self %": 100.0 * self_v / max(total, 1),
             "total": total_v,
             "total %": 100.0 * total_v / max(total, 1),
-            "meaning": [decode(names[i], runtime).meaning for i in ids],
+            "meaning": [tooltip_meaning(names[i], runtime) for i in ids],
         }
     )
     return frame.sort_values(["self %", "total %"], ascending=False, kind="stable").reset_index(drop=True)
@@ -124,7 +125,7 @@ def top_table(st: Any, frame: pd.DataFrame, unit: str, on_pick: Callable[[int], 
         "a row for its sandwich view (callers and callees)."
     )
     st.download_button(
-        "Download as CSV",
+        "Download CSV (exact values)",
         data=lambda: tables.csv_bytes(found, unit, values=("self", "total"), hidden=("id", "name")),
         file_name="explainer-functions.csv",
         mime="text/csv",
@@ -146,7 +147,7 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
             "bar width": [int(s.width) for s in chain.steps],
             "share": [100.0 * s.width / max(total, 1) for s in chain.steps],
             "self": [int(s.self) for s in chain.steps],
-            "meaning": [decode(s.name, runtime).meaning for s in chain.steps],
+            "meaning": [tooltip_meaning(s.name, runtime) for s in chain.steps],
         }
     )
 
@@ -171,7 +172,7 @@ def heaviest_chain(st: Any, summary: Summary) -> None:
         column_config={"function": st.column_config.TextColumn(width="large")},
     )
     st.download_button(
-        "Download as CSV",
+        "Download CSV (exact values)",
         data=lambda: tables.csv_bytes(frame, summary.unit, values=("bar width", "self")),
         file_name="explainer-call-chain.csv",
         mime="text/csv",
