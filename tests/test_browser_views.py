@@ -228,9 +228,19 @@ def test_keyboard_reaches_and_zooms_a_bar_and_names_it(browser: Any, demo_url: s
 
 
 def download(page: Any, click: Any) -> bytes:
-    with page.expect_download(timeout=60_000) as d:
-        click()
-    return Path(d.value.path()).read_bytes()
+    """The bytes of the download a click starts. Streamlit makes a lazy download's data in a rerun
+    after the click; a click that lands while the page is redrawn is lost, so it is made once more."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(2):
+        try:
+            with page.expect_download(timeout=30_000) as d:
+                click()
+            return Path(d.value.path()).read_bytes()
+        except PlaywrightTimeout:
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
 
 
 def test_every_export_downloads_a_file_explainer_reads_back(browser: Any, demo_url: str) -> None:

@@ -449,7 +449,7 @@ class FlameView {
     } else {
       const c = this.keyColours();
       for (const [k, colour] of c.colour) swatch(colour, k);
-      if (c.rest > 0) swatch(REST[t.dark ? "dark" : "light"], `${c.rest} more ${this.scheme === "package" ? "packages" : "groups"}`);
+      if (c.rest > 0) swatch(REST[t.dark ? "dark" : "light"], `${c.rest} more ${this.scheme === "package" ? "package" : "group"}${c.rest === 1 ? "" : "s"}`);
     }
     if (d.otherId >= 0) swatch(t.dark ? "#57534e" : "#a8a29e", "merged small paths / total");
     this.legend.replaceChildren(...items);
