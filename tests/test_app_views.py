@@ -31,7 +31,7 @@ from explainer.symbols import decode
 from explainer.ui import exports, flamegraph, tables, views
 
 REPO = Path(__file__).resolve().parent.parent
-APP = str(REPO / "explainer" / "ui" / "app.py")
+APP = str(REPO / "app.py")
 SCRIPT = REPO / "explainer" / "ui" / "flame" / "flame.js"
 KV = "GPUModelRunner._allocate_kv_cache_tensors"
 MOST = "What uses the most GPU memory?"
