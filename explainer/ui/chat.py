@@ -142,11 +142,11 @@ def next_questions(st: Any, state: SessionData, conv: Keyed) -> str | None:
     questions = follow_ups(conv.conv.context)
     if not questions:
         return None
-    cols = st.columns(len(questions))
+    row = st.container(horizontal=True, gap="small")  # wraps: a long question is never cut
     clicked = None
-    for i, (col, q) in enumerate(zip(cols, questions, strict=True)):
+    for i, q in enumerate(questions):
         # keyed by the turn, so a button of an earlier answer is never mistaken for this one's
-        if col.button(
+        if row.button(
             q, key=f"next_{len(state.history)}_{i}", type="tertiary", icon=":material/subdirectory_arrow_right:"
         ):
             clicked = q
