@@ -161,6 +161,7 @@ def download(st: Any, make: Callable[[], str], disabled: bool = False) -> None:
         file_name="explainer-handoff.md",
         mime="text/markdown",
         icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
         disabled=disabled,
         help="A Markdown report of this analysis to hand to a teammate or attach to an issue.",
     )

@@ -113,6 +113,7 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
         file_name="explainer-diff.csv",
         mime="text/csv",
         icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
         key="diff_csv",
     )
     moved = len(diff.ranked("self", significant=False))

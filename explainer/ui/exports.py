@@ -51,6 +51,7 @@ def downloads(st: Any, profile: Profile, label: str) -> None:
             file_name=name + suffix,
             mime=mime,
             icon=":material/download:",
+            on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
             key=f"export_{fmt.lower()}",
             help=help_text,
         )

@@ -130,6 +130,7 @@ def top_table(st: Any, frame: pd.DataFrame, unit: str, on_pick: Callable[[int], 
         file_name="explainer-functions.csv",
         mime="text/csv",
         icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
         key="top_table_csv",
         help="Every function listed (all matches, not only the first rows shown), with exact values.",
     )
@@ -177,5 +178,6 @@ def heaviest_chain(st: Any, summary: Summary) -> None:
         file_name="explainer-call-chain.csv",
         mime="text/csv",
         icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
         key="chain_csv",
     )
