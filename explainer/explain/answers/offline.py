@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from explainer.explain.answers import assess, concepts, frames, group, own, reports, self_total, whole
 from explainer.explain.answers.language import N_
+from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
@@ -84,9 +85,10 @@ class OfflineAnswer:
 class OfflineExplainer:
     def __init__(self, ctx: ProfileContext) -> None:
         self.ctx = ctx
+        self.orientation = FLAME  # the app sets the orientation its reader sees (answers.orientation)
 
     def answer(self, q: Question) -> OfflineAnswer:
-        w = Writer(self.ctx, q.lang)
+        w = Writer(self.ctx, q.lang, self.orientation)
         if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
             w.add(
                 w.t(
