@@ -131,6 +131,7 @@ def test_compiled_passes_match_numpy_on_the_real_corpus(real_dir) -> None:  # ty
         assert_twins_agree(profile)
 
 
+@pytest.mark.slow  # generates a 20k-stack profile
 def test_generated_gpu_profile_attribution_agrees(generator) -> None:  # type: ignore[no-untyped-def]
     from conftest import generated_profile
 
