@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from explainer import units
 from explainer.explain.answers import assess, concepts, frames, gpu, group, own, reports, self_total, whole
 from explainer.explain.answers.language import N_
+from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
@@ -91,6 +92,7 @@ class OfflineExplainer:
     def __init__(self, ctx: ProfileContext, budget: Budget | None = None) -> None:
         self.ctx = ctx
         self.budget = budget or Budget()  # what the user told about the GPU (flags, sidebar, pasted vLLM lines)
+        self.orientation = FLAME  # the app sets the orientation its reader sees (answers.orientation)
 
     def _gpu(self) -> bool:
         return self.ctx.gpu or self.ctx.profile.sample_type.type == "malloc" or bool(self.ctx.summary.counted)
@@ -104,7 +106,7 @@ class OfflineExplainer:
         return self._gpu() and audit(self.ctx.summary, self.budget).near_empty
 
     def answer(self, q: Question) -> OfflineAnswer:
-        w = Writer(self.ctx, q.lang)
+        w = Writer(self.ctx, q.lang, self.orientation)
         if self._near_empty(q):
             gpu.visibility(w, self.budget)
             self._scope(w)
