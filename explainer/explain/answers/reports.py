@@ -6,6 +6,7 @@ from __future__ import annotations
 from explainer.analysis.diff import Diff
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
+from explainer.queries import Handoff, Overview, answer
 
 
 def examples(resource: str, verb: str) -> tuple[tuple[str, str, str], ...]:
@@ -79,20 +80,22 @@ def help_text(w: Writer, unknown: bool) -> str | None:
 
 def overview(w: Writer) -> str | None:
     ctx = w.ctx
-    s = ctx.summary
+    result = answer(ctx.reading, Overview())
     w.add(
         w.t(
             "This profile measures {resource}: {meaning}. The total is {total} across {stacks} stacks and "
             "{functions} functions.",
             resource=w.resource,
-            meaning=w.text(w.t(ctx.meaning)),
-            total=w.v(ctx.total),
-            stacks=w.n(ctx.profile.stack_count),
-            functions=w.n(s.stats.function_count),
+            meaning=w.text(w.t(result.meaning)),
+            total=w.v(result.total),
+            stacks=w.n(result.stacks),
+            functions=w.n(result.functions),
         ),
         "",
     )
-    top = s.top_self.rows[0]
+    top = result.biggest
+    if top is None:
+        return None
     w.add(
         w.t(
             "- **Most used:** {name}, {self} of self. {meaning}",
@@ -101,7 +104,7 @@ def overview(w: Writer) -> str | None:
             meaning=w.meaning(top.name),
         )
     )
-    row = ctx.responsible
+    row = result.responsible
     if row is not None:
         w.add(
             w.t(
@@ -110,14 +113,14 @@ def overview(w: Writer) -> str | None:
                 total=w.vp(row.total),
             )
         )
-    path = _chain_path(w, 5)
+    path = _path(w, result.path, 5)
     if path:
         w.add(w.t("- **How it is reached** (last steps of the heaviest chain, entry side first): {path}.", path=path))
-    if s.orchestrators:
+    if result.ignorable.frames:
         w.add(
             w.t(
                 "- **Skip:** {name} and other wide bars with zero self; they only pass calls on.",
-                name=w.name(s.orchestrators[0].name),
+                name=w.name(result.ignorable.frames[0].name),
             )
         )
     _notes(w)
@@ -129,13 +132,9 @@ def overview(w: Writer) -> str | None:
     return top.name
 
 
-def _chain_path(w: Writer, last: int) -> str:
-    """``a → b → c``: the last named steps of the heaviest chain, noise frames left out ("" without one)."""
-    chain = w.ctx.summary.chain
-    if chain is None:
-        return ""
-    steps = [st for st in chain.steps if not w.ctx.is_noise(st.name)]
-    return " → ".join(w.name(st.name) for st in steps[-last:])
+def _path(w: Writer, path: tuple[str, ...], last: int) -> str:
+    """``a → b → c``: the last named steps of the heaviest chain (noise already left out)."""
+    return " → ".join(w.name(name) for name in path[-last:])
 
 
 def _notes(w: Writer) -> None:
@@ -167,23 +166,24 @@ def _notes(w: Writer) -> None:
 
 
 def handoff(w: Writer) -> str | None:
+    """The chat's short view of the handoff: the same facts the report renders in full."""
     ctx = w.ctx
-    s = ctx.summary
+    result = answer(ctx.reading, Handoff(top=3))
     w.add(
         w.t("### On-call handoff"),
         "",
         w.t(
             "**Headline:** {total} of {resource} in this profile ({meaning}).",
-            total=w.v(ctx.total),
+            total=w.v(result.total),
             resource=w.resource,
-            meaning=w.text(w.t(ctx.meaning)),
+            meaning=w.text(w.t(result.meaning)),
         ),
         "",
     )
     w.add(w.t("**Top consumers (self):**"), "")
-    for r in s.top_self.rows[:3]:
+    for r in result.consumers:
         w.add(f"- {w.name(r.name)}: {w.vp(r.self)}. {w.meaning(r.name)}")
-    row = ctx.responsible
+    row = result.responsible
     if row is not None:
         w.add(
             "",
@@ -193,34 +193,35 @@ def handoff(w: Writer) -> str | None:
                 total=w.vp(row.total),
             ),
         )
-    path = _chain_path(w, 8)
+    path = _path(w, result.path, 8)
     if path:
         w.add("", w.t("**Chain to the top consumer** (entry first): {path}", path=path))
     diff = ctx.diff
     if isinstance(diff, Diff):
         w.add("", w.t("**Against the baseline:**"), "")
         _diff_lines(w, diff, 3)
-    if s.orchestrators:
+    if result.ignorable.frames:
         w.add(
             "",
             w.t(
                 "**Can be ignored:** wide bars with zero self such as {name}; `<interpreter trampoline>` frames.",
-                name=w.name(s.orchestrators[0].name),
+                name=w.name(result.ignorable.frames[0].name),
             ),
         )
-    for caveat in ctx.caveats[:1]:
+    for caveat in result.caveats[:1]:
         w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
-    top = s.top_self.rows[0]
-    w.add(
-        "",
-        w.t(
-            "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
-            name=w.name(top.name),
-            share=w.p(top.self),
-        ),
-    )
+    start = result.start
+    if start is not None:
+        w.add(
+            "",
+            w.t(
+                "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
+                name=w.name(start.name),
+                share=w.p(start.value),
+            ),
+        )
     _coverage(w)
-    return top.name
+    return start.name if start is not None else None
 
 
 def _coverage(w: Writer) -> None:
