@@ -72,7 +72,7 @@ def handoff_markdown(
         out += chains_section(reading, top)
     if diff is not None:
         out += changes_section(diff, top)
-    out += ignore_section(summary)
+    out += ignore_section(reading)
     out += parts.next_steps(reading, diff, meaning, grafana_url is not None)
     out += coverage_section(summary, diff, meaning, top)
     out += reproduce_section(summary.profile, baseline, now)
@@ -150,8 +150,8 @@ def headline_section(reading: Reading, diff: Diff | None) -> list[str]:
         f"- Total **{units.format_value(total, unit)}** in {summary.profile.stack_count:,} stacks, "
         f"{summary.stats.function_count:,} functions.",
     ]
-    if summary.top_self.rows:
-        r = summary.top_self.rows[0]
+    r = reading.biggest
+    if r is not None:
         out.append(
             f"- Biggest consumer: {markdown.code(r.name)}, **{units.format_value(r.self, unit)}** self "
             f"({units.format_share(r.self, total)} of the total)."
@@ -239,8 +239,8 @@ def changes_section(diff: Diff, top: int) -> list[str]:
     return [*out, ""]
 
 
-def ignore_section(summary: Summary) -> list[str]:
-    lines = parts.ignorable(summary)
+def ignore_section(reading: Reading) -> list[str]:
+    lines = parts.ignorable(reading)
     return ["## What can be ignored", "", *lines, ""] if lines else []
 
 

@@ -14,10 +14,8 @@ from typing import Any
 from explainer import knowledge, markdown, units
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
-from explainer.analysis.filters import TRAMPOLINE
-from explainer.analysis.functions import ranked, top
+from explainer.analysis.functions import top
 from explainer.analysis.peak import Window
-from explainer.analysis.summary import Summary
 from explainer.model import Profile
 from explainer.reading import Reading
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
@@ -141,24 +139,20 @@ def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
     return prefix
 
 
-def ignorable(summary: Summary) -> list[str]:
-    stats, total, unit = summary.stats, summary.total, summary.unit
+def ignorable(reading: Reading) -> list[str]:
+    """The reading's one list of what can be ignored, as report lines (never the responsible frame
+    or where to start: the chat's skip answer names the same frames)."""
+    summary, ign = reading.summary, reading.ignorable
+    total, unit = summary.total, summary.unit
     out = []
-    zero_self = int(((stats.self_values == 0) & (stats.total_values > 0)).sum())
-    names_of = summary.profile.names
-    # computed here, not taken from summary.orchestrators, whose length follows the caller's --top
-    shown = [i for i in ranked(stats, "total").tolist() if stats.self_values[i] == 0 and names_of[i] != TRAMPOLINE][:5]
-    if shown:
-        names = ", ".join(
-            f"{markdown.code(names_of[i])} ({units.format_share(int(stats.total_values[i]), total)})" for i in shown
-        )
-        more = f" and {zero_self - len(shown):,} more" if zero_self > len(shown) else ""
+    if ign.frames:
+        names = ", ".join(f"{markdown.code(r.name)} ({units.format_share(r.total, total)})" for r in ign.frames)
+        more = f" and {ign.more:,} more" if ign.more else ""
         out.append(
             f"- Wide bars with zero self only pass calls on (nothing is {_consumed(unit)} there): {names}{more}."
         )
-    fid = summary.profile.function_id(TRAMPOLINE)
-    if fid is not None and stats.total_values[fid] > 0:
-        share = units.format_share(int(stats.total_values[fid]), total)
+    if ign.trampoline:
+        share = units.format_share(ign.trampoline, total)
         out.append(
             f"- `<interpreter trampoline>` frames ({share} of the total passes through one) are CPython's dispatch "
             "between Python calls: skip them when reading a chain (`--hide-trampolines` removes them)."
@@ -173,13 +167,17 @@ def _consumed(unit: str) -> str:
 def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
     steps: list[str] = []
     unit, total = reading.summary.unit, reading.summary.total
-    focus = reading.focus
-    if focus is not None:
-        name, value = focus
+    start = reading.start
+    if start is not None:
+        name, value = start.name, start.value
+        why = (
+            "it is where the most is consumed"
+            if start.why == "biggest"
+            else f"it is the application code that asked for what {markdown.code(start.biggest)} {_consumed(unit)}"
+        )
         steps.append(
             f"Start with {markdown.code(name)} ({units.format_value(value, unit)}, "
-            f"{units.format_share(value, total)}): "
-            "it is where the most is consumed; its chain above says why it runs."
+            f"{units.format_share(value, total)}): {why}; its chain above says why it runs."
         )
         knobs = actions(name)[:3]
         if knobs:
