@@ -13,6 +13,7 @@ from explainer import markdown, units
 from explainer.analysis.diff import Diff, FunctionChange, diff_profiles
 from explainer.analysis.difftree import diff_tree
 from explainer.model import Profile
+from explainer.reading import runtime_of
 from explainer.symbols import clean
 from explainer.ui import flamegraph
 from explainer.ui.sources import friendly
@@ -75,9 +76,8 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
     if slot.get("baseline") is not baseline:
         slot.clear()
         try:
-            slot.update(
-                diff=diff_profiles(baseline, profile), data=flamegraph.diff_payload(diff_tree(baseline, profile))
-            )
+            data = flamegraph.diff_payload(diff_tree(baseline, profile), runtime_of(profile))
+            slot.update(diff=diff_profiles(baseline, profile), data=data)
         except Exception as exc:  # different units and the like: one line, the rest of the page stays
             slot["error"] = friendly(exc)
         slot["baseline"] = baseline

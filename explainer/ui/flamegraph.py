@@ -30,6 +30,7 @@ from explainer.analysis.tree import DEFAULT_MAX_NODES, CallTree, build_tree
 from explainer.knowledge.classify import OTHER as UNCURATED
 from explainer.knowledge.classify import classify, label
 from explainer.model import OTHER, Profile
+from explainer.reading import runtime_of
 from explainer.symbols import clean, decode
 from explainer.ui.state import SessionData
 
@@ -49,12 +50,12 @@ class FlameData:
     other_nodes: int
 
 
-def colour_group(name: str) -> str:
+def colour_group(name: str, runtime: str = "") -> str:
     """Grafana colours by package; we colour curated frames by their category, the rest by package."""
     category = classify(name)
     if category != UNCURATED:
         return label(category)
-    sym = decode(name)
+    sym = decode(name, runtime)
     package = sym.owner.replace("::", ".").split(".")[0]
     return clean(package, 60) or sym.language or sym.kind
 
@@ -66,13 +67,15 @@ def _interned(values: list[str]) -> tuple[list[str], list[int]]:
 
 
 def payload(
-    tree: CallTree, n_profile_names: int, rooted: bool = False, grand: int | None = None
+    tree: CallTree, n_profile_names: int, rooted: bool = False, grand: int | None = None, *, runtime: str
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Node arrays plus the names they use; ``func`` indexes the payload's own name table.
 
     ``rooted``: every stack starts with one function (a sandwich's profiles), so that function's
     node becomes the root and the artificial "total" node above it is left out. ``grand`` is
     what shares are "of all" (the whole profile's total for a sandwich; the tree's by default).
+    ``runtime`` is the profile's (:func:`explainer.reading.runtime_of`): the tooltips decode every
+    name with it, as the tables and the chat do.
     """
     skip = 1 if rooted else 0
     func = tree.func[skip:]
@@ -81,10 +84,10 @@ def payload(
     is_marker = [int(f) >= n_profile_names for f in used]  # the tree's own `other` (not a function called so)
     names = [MERGED if m else clean(r, NAME_CAP) for r, m in zip(raw, is_marker, strict=True)]
     meanings, meaning = _interned(
-        ["Smaller call paths merged to stay within the bar budget." if m else decode(r).meaning
+        ["Smaller call paths merged to stay within the bar budget." if m else decode(r, runtime).meaning
          for r, m in zip(raw, is_marker, strict=True)]
     )  # fmt: skip
-    groups, group = _interned(["other" if m else colour_group(r) for r, m in zip(raw, is_marker, strict=True)])
+    groups, group = _interned(["other" if m else colour_group(r, runtime) for r, m in zip(raw, is_marker, strict=True)])
     ids = local.tolist() if rooted else [-1, *local.tolist()]
     data = {
         "id": uuid.uuid4().hex,  # a new profile resets the browser's zoom and selection
@@ -107,7 +110,7 @@ def payload(
 
 def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
     tree = build_tree(profile, max_nodes=limit)  # the budget counts the `other` nodes too
-    data, raw = payload(tree, len(profile.names))
+    data, raw = payload(tree, len(profile.names), runtime=runtime_of(profile))
     is_other = (tree.func >= len(profile.names)) & (np.arange(tree.size) > 0)
     return FlameData(tree, data, raw, int(tree.total[is_other].sum()), int(is_other.sum()))
 
@@ -119,9 +122,9 @@ def shared(profile: Profile) -> FlameData:
     return SHARED.derived(profile, "flame", lambda: flame_data(profile))
 
 
-def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
+def diff_payload(diff: DiffTree, runtime: str) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The payload of :func:`payload` for the tree of both profiles, with each side's values per node."""
-    data, raw = payload(diff.tree, diff.name_count)
+    data, raw = payload(diff.tree, diff.name_count, runtime=runtime)
     moved = np.where(diff.noise, 0, np.abs(diff.after - diff.before))
     moved[0] = 0  # the root holds every change: scale the colours to the call paths instead
     data.update(

@@ -17,7 +17,8 @@ from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwi
 from explainer.analysis.summary import Summary
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile
-from explainer.symbols import clean, decode
+from explainer.reading import frame_meaning, runtime_of
+from explainer.symbols import clean
 from explainer.ui import flamegraph
 from explainer.ui.state import SessionData
 from explainer.ui.views import elide_middle
@@ -55,13 +56,15 @@ def answer_button(st: Any, state: SessionData) -> None:
         )
 
 
-def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFrame:
+def table_rows(profile: Profile, neighbours: tuple[Neighbour, ...], whole: int) -> pd.DataFrame:
+    """Callers or callees as a table; each meaning read with the profile's runtime, like the top table."""
+    unit = profile.unit
     return pd.DataFrame(
         {
             "function": [elide_middle(n.name) for n in neighbours],
             "value": [units.format_value(n.value, unit) for n in neighbours],
             "share of it": [units.format_share(n.value, whole) for n in neighbours],
-            "meaning": [_PLACES.get(n.name) or decode(n.name).meaning for n in neighbours],
+            "meaning": [_PLACES.get(n.name) or frame_meaning(n.name, profile) for n in neighbours],
         }
     )
 
@@ -93,11 +96,12 @@ def _graphs(state: SessionData, profile: Profile, fid: int) -> tuple[Any, Any]:
     slot: dict[str, Any] = state.derived(profile, "sandwich", dict)
     if slot.get("fid") != fid:
         callees, callers = sandwich_walks(profile, fid)
-        n, grand = len(profile.names), profile.total
+        n, grand, runtime = len(profile.names), profile.total, runtime_of(profile)
         slot.clear()
         slot["fid"] = fid
-        slot["above"] = flamegraph.payload(build_tree(profile, walk=callees), n, rooted=True, grand=grand)
-        slot["below"] = flamegraph.payload(build_tree(profile, walk=callers), n, rooted=True, grand=grand)
+        above, below = build_tree(profile, walk=callees), build_tree(profile, walk=callers)
+        slot["above"] = flamegraph.payload(above, n, rooted=True, grand=grand, runtime=runtime)
+        slot["below"] = flamegraph.payload(below, n, rooted=True, grand=grand, runtime=runtime)
         slot["above"][0]["flip"] = True  # callees grow upwards from the function, as in a flame graph
     return slot["above"], slot["below"]
 
@@ -135,8 +139,8 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     st.markdown(f"**Callers of** {markdown.code(view.function)}: who calls it, below it")
     _graph(st, state, below, "sandwich_callers_graph")
     st.caption("Its direct callees and callers as tables (a row moves the sandwich to that function):")
-    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
-    _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers")
+    _table(st, state, table_rows(profile, view.callees, total_v), [n.name for n in view.callees], "sandwich_callees")
+    _table(st, state, table_rows(profile, view.callers, total_v), [n.name for n in view.callers], "sandwich_callers")
     st.caption(
         f"Shares are of the function's total, {units.format_value(total_v, unit)}; each edge is counted once per "
         f"stack (pprof's rule); the {LIMIT} heaviest callers and callees are listed."

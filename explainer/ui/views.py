@@ -13,8 +13,9 @@ import pandas as pd
 
 from explainer import markdown, units
 from explainer.analysis.summary import Summary
+from explainer.reading import runtime_of
 from explainer.report.analyze import truncation_notes
-from explainer.symbols import clean, decode, guess_runtime
+from explainer.symbols import clean, decode
 
 TABS = ("Ask", "Flame graph", "Top functions", "Sandwich", "Call chain")
 """The page's tabs; the chat comes first and gets the full width, so answer tables never squeeze."""
@@ -59,7 +60,7 @@ def function_table(summary: Summary) -> pd.DataFrame:
     self_v = stats.self_values[ids]
     total_v = stats.total_values[ids]
     suffix, factor = display_scale(total, summary.unit)
-    runtime = guess_runtime(names)
+    runtime = runtime_of(summary.profile)
     frame = pd.DataFrame(
         {
             "id": ids,  # not shown: what a click on the row selects (names are cleaned for display)
@@ -154,7 +155,7 @@ def chain_table(summary: Summary) -> pd.DataFrame | None:
     if chain is None:
         return None
     unit, total = summary.unit, summary.total
-    runtime = guess_runtime(summary.profile.names)
+    runtime = runtime_of(summary.profile)
     return pd.DataFrame(
         {
             "function": [elide_middle(s.name) for s in chain.steps],

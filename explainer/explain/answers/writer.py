@@ -15,7 +15,7 @@ from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import decode, guess_runtime
+from explainer.symbols import decode
 
 
 def cap(text: str) -> str:
@@ -37,7 +37,7 @@ class Writer:
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
-        self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
+        self.runtime = ctx.reading.runtime  # settles labels several languages write alike
 
     # our own words, in the answer's language
     def t(self, message: str, /, **values: str) -> str:
@@ -146,6 +146,6 @@ class Writer:
         """The widest zero-self bar that is application code (the clearest "wide but self 0" example)."""
         rows = self.ctx.summary.orchestrators
         for r in rows:
-            if decode(r.name).kind in ("method", "constructor", "function") and r.name != TRAMPOLINE:
+            if decode(r.name, self.runtime).kind in ("method", "constructor", "function") and r.name != TRAMPOLINE:
                 return r.id
         return rows[0].id if rows else None
