@@ -30,6 +30,7 @@ _ENTRY_KINDS = ("module",)
 _RESOURCE = {"bytes": "memory", "time": "time", "count": "samples"}
 _VERB = {"bytes": "allocated", "time": "spent", "count": "counted"}
 _TIME_RESOURCES = {"cpu": "CPU time", "wall": "wall-clock time"}
+ENTRY_SELF = 0.01  # a frame in every stack with less self than this share is an entry frame, not a cause
 IGNORABLE_SHOWN = 5  # zero-self bars named in "what can be ignored"; the rest are counted
 
 
@@ -195,7 +196,7 @@ def read(summary: Summary) -> Reading:
         _self_by_category(summary),
         runtime,
         _ignorable(summary, responsible, start),
-        _entries(summary),
+        _entries(summary, start),
     )
 
 
@@ -225,7 +226,8 @@ def _resource(summary: Summary, kind: str, gpu: bool) -> str:
 
 
 def most_responsible(summary: Summary, runtime: str = "") -> TopRow | None:
-    """The widest application bar that not every stack passes through: where the work first branches.
+    """The widest application bar that is not a shared entry frame: where the work first branches, or
+    a frame every stack passes through that uses a real part itself (a Go method called everywhere).
 
     Entry frames, runtime code and noise carry every request but are never the reason for one.
     """
@@ -233,9 +235,14 @@ def most_responsible(summary: Summary, runtime: str = "") -> TopRow | None:
     for fid in ranked(stats, "total").tolist():
         s, t = stats.of(fid)
         name = summary.profile.names[fid]
-        if t < summary.total and role(name, runtime) == "app":
+        if not _carries_all(summary, s, t) and role(name, runtime) == "app":
             return TopRow(fid, name, s, t)
     return None
+
+
+def _carries_all(summary: Summary, self_value: int, total: int) -> bool:
+    """An entry frame: every stack passes through it and it uses (almost) nothing itself."""
+    return total == summary.total and self_value < ENTRY_SELF * summary.total
 
 
 def _start(biggest: TopRow | None, sites: tuple[Site, ...], chain: Chain | None, runtime: str) -> Start | None:
@@ -273,12 +280,12 @@ def _ignorable(summary: Summary, responsible: TopRow | None, start: Start | None
     return Ignorable(rows, max(0, len(zero) - len(rows)), trampoline, summary.unresolved_share, address)
 
 
-def _entries(summary: Summary) -> tuple[TopRow, ...]:
-    """The bars every stack passes through (the shared entry frames), widest first."""
+def _entries(summary: Summary, start: Start | None) -> tuple[TopRow, ...]:
+    """The shared entry frames (see :func:`_carries_all`), widest first; never where to start."""
     stats, names = summary.stats, summary.profile.names
     out = []
-    for fid in ranked(stats, "total").tolist()[:8]:
+    for fid in ranked(stats, "total").tolist()[:12]:
         s, t = stats.of(fid)
-        if t == summary.total:
+        if _carries_all(summary, s, t) and (start is None or names[fid] != start.name):
             out.append(TopRow(fid, names[fid], s, t))
     return tuple(out[:4])

@@ -169,13 +169,12 @@ def optimise(w: Writer) -> str | None:
         )
     else:
         head = w.t(
-            "**Start with {name}: the application code that asked for {value} ({share} of the total) of what "
-            "{biggest} {verb}.**",
+            "**Start with {name}: it is the application code behind {value} ({share} of the total) of what "
+            "{biggest} uses.**",
             name=w.name(start.name),
             value=w.v(start.value),
             share=w.p(start.value),
             biggest=w.name(biggest.name),
-            verb=w.verb,
         )
     w.add(head, "", w.t("What it is: {meaning}", meaning=w.meaning(start.name, full=True)))
     knobs = w.knobs(start.name)
