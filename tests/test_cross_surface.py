@@ -28,7 +28,7 @@ from explainer.errors import ProfileError
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.answers import conventions
 from explainer.explain.answers.language import translations
-from explainer.explain.answers.reports import examples, examples_nl
+from explainer.explain.answers.intents import examples, examples_nl
 from explainer.explain.answers.writer import cap
 from explainer.explain.safety import clean_text
 from explainer.model import Profile

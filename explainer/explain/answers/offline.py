@@ -9,55 +9,14 @@ analysis is done once per conversation, so an answer takes milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, self_total, whole
-from explainer.explain.answers.language import N_
+from explainer.explain.answers import concepts, frames
+from explainer.explain.answers.intents import Asked, help_text, intent
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
-
-_WHOLE: dict[str, Callable[[Writer], str | None]] = {
-    "most": whole.most,
-    "total": whole.total,
-    "overview": reports.overview,
-    "optimise": whole.optimise,
-    "skip": whole.skip,
-    "responsible": whole.responsible,
-    "handoff": reports.handoff,
-    "compare": reports.compare,
-    "howto": concepts.howto,
-}
-_ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
-    "chain": frames.chain,
-    "callers": frames.callers,
-    "callees": frames.callees,
-    "function": frames.function,
-    "skip": concepts.skip_one,
-    "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
-}
-_READING_AS = {
-    "most": N_("what uses the most"),
-    "responsible": N_("what is responsible"),
-    "self_vs_total": N_("self versus total"),
-    "chain": N_("the call chain"),
-    "callers": N_("who calls it"),
-    "callees": N_("what it calls"),
-    "meaning": N_("what it means"),
-    "function": N_("this function's numbers"),
-    "category": N_("the size of a category"),
-    "knob": N_("which setting changes it"),
-    "optimise": N_("what to optimise"),
-    "skip": N_("what can be ignored"),
-    "total": N_("the total"),
-    "overview": N_("an overview"),
-    "compare": N_("a comparison with the baseline"),
-    "handoff": N_("an on-call handoff"),
-    "howto": N_("how to read the flame graph"),
-    "help": N_("what I can answer"),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,8 +50,8 @@ class OfflineExplainer:
             w.add(
                 w.t(
                     "_I read this as a question about {reading}; for {other}, ask that directly._",
-                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
-                    other=w.t(_READING_AS.get(q.runner_up, q.runner_up)),
+                    reading=w.t(intent(q.intent).reading_as),
+                    other=w.t(intent(q.runner_up).reading_as),
                 ),
                 "",
             )
@@ -110,28 +69,16 @@ class OfflineExplainer:
         return fid if fid is not None and self.ctx.stats.total_values[fid] > 0 else None
 
     def _dispatch(self, w: Writer, q: Question) -> str | None:
-        subject, fid, intent = q.subject, self._fid(q), q.intent
-        if intent == "help" or not q.text:  # an empty question gets the suggestions
-            return reports.help_text(w, unknown=False)
-        if intent == "unknown" and subject is None:
-            return reports.help_text(w, unknown=True)
+        subject, fid, record = q.subject, self._fid(q), intent(q.intent)
+        if record.id == "help" or not q.text:  # an empty question gets the suggestions
+            return help_text(w, unknown=False)
+        if record.id == "unknown" and subject is None:
+            return help_text(w, unknown=True)
         if subject is not None and subject.kind == "missing":
             return frames.symbol(w, None, subject.name)
         concept = subject.name if subject is not None and subject.kind == "concept" else None
-        if intent == "self_vs_total":
-            return self_total.self_vs_total(w, fid)
-        if intent == "knob":
-            return concepts.knob(w, concept, fid)
-        if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
-            return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
-        if intent == "meaning":
-            return frames.symbol(w, fid, subject.name if subject is not None else None)
-        if fid is not None and intent in _ABOUT_ONE:
-            return _ABOUT_ONE[intent](w, fid)
-        if fid is not None and intent in ("most", "total", "overview", "unknown", "category"):
+        if concept is not None and record.concept_first:
+            return (concepts.meaning if record.id == "meaning" else concepts.category)(w, concept)
+        if fid is not None and record.function_first:
             return frames.function(w, fid)
-        if intent in _ABOUT_ONE and intent not in ("skip", "responsible"):
-            return _ABOUT_ONE[intent](w, self.ctx.summary.top_self.rows[0].id)
-        if intent in _WHOLE:
-            return _WHOLE[intent](w)
-        return reports.help_text(w, unknown=True)
+        return record.answer(w, Asked(fid, concept, subject.name if subject is not None else None))

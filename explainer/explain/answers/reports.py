@@ -1,81 +1,11 @@
 """Offline answers that summarise: an overview, the on-call handoff, a comparison with a
-baseline, and the list of questions the explainer answers."""
+baseline (the list of questions the explainer answers is :mod:`.intents`')."""
 
 from __future__ import annotations
 
 from explainer.analysis.diff import Diff
-from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
 from explainer.queries import Handoff, Overview, answer
-
-
-def examples(resource: str, verb: str) -> tuple[tuple[str, str, str], ...]:
-    """(question, what it answers, the intent it reads as): the help text, in English for the resource."""
-    thing = "allocation" if verb == "allocated" else "consumer"
-    return (
-        (f"What uses the most {resource}?", N_("the biggest consumers by self"), "most"),
-        ("What is responsible for it?", N_("the widest bars by total and where the work branches"), "responsible"),
-        (
-            "What does `<interpreter trampoline>` mean?",
-            N_("any frame label: methods, constructors, addresses"),
-            "meaning",
-        ),
-        ("Why is self 0 when the bar is so wide?", N_("self vs total, with this profile's numbers"), "self_vs_total"),
-        (f"Show me the call chain to the biggest {thing}", N_("the chain read bottom to top"), "chain"),
-        ("What should I optimise first?", N_("candidates with high self, and what changes them"), "optimise"),
-        ("What can I ignore?", N_("orchestrators, interpreter frames, small functions"), "skip"),
-        ("What is the total?", N_("the total and what the values mean"), "total"),
-        ("How much is the KV cache?", N_("a category's size and share (GPU memory)"), "category"),
-        ("Which flag controls the KV cache size?", N_("the settings that change a category or a frame"), "knob"),
-        ("How do I read this flame graph?", N_("the graph and Grafana's panel"), "howto"),
-        ("What changed compared with the baseline?", N_("needs a baseline profile"), "compare"),
-        ("Write me a summary for the on-call handoff", N_("a short handoff summary"), "handoff"),
-    )
-
-
-def examples_nl(resource: str, verb: str) -> tuple[str, ...]:
-    """The same questions as a Dutch user would ask them (the reader reads both languages)."""
-    thing = "allocatie" if verb == "allocated" else "verbruiker"
-    noun = {"GPU memory": "GPU-geheugen", "CPU time": "CPU-tijd", "memory": "geheugen"}.get(resource, resource)
-    return (
-        f"Wat gebruikt het meeste {noun}?",
-        "Wat is daarvoor verantwoordelijk?",
-        "Wat betekent `<interpreter trampoline>`?",
-        "Waarom is self 0 terwijl de balk zo breed is?",
-        f"Laat de aanroepketen naar de grootste {thing} zien",
-        "Wat moet ik eerst optimaliseren?",
-        "Wat kan ik negeren?",
-        "Wat is het totaal?",
-        "Hoeveel is de KV-cache?",
-        "Welke vlag bepaalt de grootte van de KV-cache?",
-        "Hoe lees ik deze flame graph?",
-        "Wat is er veranderd ten opzichte van de baseline?",
-        "Schrijf een samenvatting voor de dienstoverdracht",
-    )
-
-
-def help_text(w: Writer, unknown: bool) -> str | None:
-    ctx = w.ctx
-    if unknown:
-        w.add(
-            w.t(
-                "I did not recognise that question. This offline explainer answers these questions about the "
-                "loaded profile, with its numbers:"
-            ),
-            "",
-        )
-    else:
-        w.add(w.t("I can answer these questions about the loaded profile, with its numbers:"), "")
-    english = examples(ctx.resource, ctx.verb)
-    asked = examples_nl(ctx.resource, ctx.verb) if w.lang == "nl" else tuple(q for q, _, _ in english)
-    for question, (_, what, intent) in zip(asked, english, strict=True):
-        if intent == "category" and not ctx.reading.categories:
-            continue
-        w.add(f"- *{question}*: {w.t(what)}")
-    rows = ctx.summary.top_self.rows
-    if rows:
-        w.add("", w.t("Name a function in backticks, e.g. *What is {name}?*", name=w.name(rows[0].name)))
-    return None
 
 
 def overview(w: Writer) -> str | None:
