@@ -27,8 +27,8 @@ from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.errors import ProfileError
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.answers import conventions
-from explainer.explain.answers.language import translations
 from explainer.explain.answers.intents import examples, examples_nl
+from explainer.explain.answers.language import translations
 from explainer.explain.answers.writer import cap
 from explainer.explain.safety import clean_text
 from explainer.model import Profile
