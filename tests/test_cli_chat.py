@@ -14,7 +14,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import REPO
+
+pytestmark = pytest.mark.slow  # real processes, one through a pseudo-terminal
 
 DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
 CLI = [sys.executable, "-c", "import sys; from explainer.cli.main import main; sys.exit(main())"]

@@ -12,7 +12,6 @@ because every phase allocates for exactly that purpose; the two activation phase
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import time
@@ -34,16 +33,7 @@ PHASE_CATEGORY = dict(kv_cache="kv-cache", weights="weights", compile="torch-com
 PHASE_CATEGORY |= dict(profile_run="activations", serve="activations")
 
 
-def _generator_path() -> Path | None:
-    shared = os.environ.get("EXPLAINER_SHARED")
-    for base in ([Path(shared)] if shared else []) + [ROOT.parent / "shared"]:
-        path = base / "tools" / "gen_gpu_profile.py"
-        if path.is_file():
-            return path
-    return None
-
-
-GENERATOR = _generator_path()
+GENERATOR: Path | None = ROOT / "tools" / "gen_gpu_profile.py"  # our own generator, in the repository
 
 
 def _load_generator() -> ModuleType:

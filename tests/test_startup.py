@@ -19,6 +19,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.slow  # a fresh interpreter per probe
+
 DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # (module, why a file-reading command must not import it)

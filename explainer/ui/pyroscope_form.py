@@ -19,6 +19,7 @@ from explainer import units
 from explainer.errors import SelectorError
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.ui.friendly import friendly
 from explainer.ui.state import SessionData
 
 AUTH = ("None", "User + password", "Bearer token", "PYROSCOPE_* environment variables")
@@ -28,14 +29,13 @@ ANY = "(any)"
 
 
 def _friendly(exc: BaseException) -> str:
-    from explainer.ui.sources import friendly
-
     return friendly(exc)
 
 
 def _client(st: Any, session: Any) -> Any:
     """A client for this action only: credentials come from the password widgets and are not kept."""
-    from explainer.pyroscope import PyroscopeClient, credentials_from
+    from explainer.pyroscope import credentials_from
+    from explainer.pyroscope.source import ServerSource
 
     ss, auth = st.session_state, st.session_state.get("pyro_auth", AUTH[0])
     tenant = ss.get("pyro_tenant", "").strip() or None
@@ -49,7 +49,7 @@ def _client(st: Any, session: Any) -> Any:
             tenant=tenant or "",
             environ={},
         )
-    return PyroscopeClient(ss.get("pyro_url", ""), session=session, credentials=creds, timeout=20.0)
+    return ServerSource(ss.get("pyro_url", ""), creds, timeout=20.0).client(session)
 
 
 def window(st: Any, now_ms: int | None = None) -> Any:
