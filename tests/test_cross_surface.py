@@ -187,10 +187,7 @@ def analyze_json(profile: Profile, reading: Reading) -> Said:
 # -- the handoff report ----------------------------------------------------------------------
 
 
-@surface("handoff report")
-def handoff(profile: Profile, reading: Reading) -> Said:
-    report = handoff_markdown(profile, summary=reading.summary)
-
+def _handoff_said(report: str) -> Said:
     def find(pattern: str) -> tuple[str, str] | None:
         m = re.search(pattern, report, re.M)
         return (m.group(1), m.group(2)) if m else None
@@ -208,6 +205,11 @@ def handoff(profile: Profile, reading: Reading) -> Said:
         start=find(r"^\d+\. Start with `([^`]*)` \((.+), [\d.,]+%\)"),
         ignorable=ignorable,
     )
+
+
+@surface("handoff report")
+def handoff(profile: Profile, reading: Reading) -> Said:
+    return _handoff_said(handoff_markdown(profile, summary=reading.summary))
 
 
 # -- the app's views -------------------------------------------------------------------------
@@ -258,6 +260,55 @@ def sandwich_view(profile: Profile, reading: Reading) -> Said:
         for data, raw in (above, below):
             shown = {r: data["meanings"][data["meaning"][i]] for i, r in enumerate(raw) if i != data["otherId"]}
             meanings.update(shown)  # the graph's own "other" bar (merged paths) is no frame
+    return Said(meanings=meanings)
+
+
+# -- the MCP server (the model's tools share explain/toolset.py with it) --------------------
+
+
+@surface("MCP analyze")
+def mcp_analyze(profile: Profile, reading: Reading) -> Said:
+    from explainer.mcp_server import tools
+
+    data = json.loads(json.dumps(tools.analyze(profile, 10).data))["reading"]
+
+    def pair(item: dict[str, object] | None, key: str) -> tuple[str, str] | None:
+        return None if item is None else (str(item["name"]), _v(reading, int(str(item[key]))))
+
+    assert "what is responsible" not in tools.analyze(profile, 10).markdown
+    return Said(
+        complete=True,
+        biggest=pair(data["biggest"], "self"),
+        responsible=pair(data["responsible"], "total"),
+        start=pair(data["start"], "value"),
+        ignorable=tuple(f["name"] for f in data["ignorable"]["frames"]),
+    )
+
+
+@surface("MCP handoff")
+def mcp_handoff(profile: Profile, reading: Reading) -> Said:
+    from explainer.mcp_server import tools
+
+    report = tools.handoff(profile, limit=10).markdown
+    return _handoff_said(report)
+
+
+@surface("MCP and model tools: symbol_meaning, function_details")
+def shared_tools(profile: Profile, reading: Reading) -> Said:
+    from explainer.explain.context import ProfileContext
+    from explainer.mcp_server import tools
+
+    ctx = ProfileContext(profile, summary=reading.summary)
+    meanings: dict[str, str] = {}
+    for name in _named(reading):
+        if not _askable(name):
+            continue
+        found = tools.run_shared(ctx, "symbol_meaning", {"name": name}).data
+        details = tools.run_shared(ctx, "function_details", {"name": name}).data
+        if found["label"] == name:
+            meanings[name] = found["convention"]
+        if details["function"]["name"] == name:
+            assert details["meaning"] == found["convention"], (details["meaning"], found["convention"])
     return Said(meanings=meanings)
 
 
@@ -319,7 +370,7 @@ def check(profile: Profile, only: str | None = None) -> int:
                 assert _same_name(shown, name), f"{where}: ignorable {said.ignorable} != {reading.ignorable.names}"
             compared += 1
         for name, shown in said.meanings.items():
-            if name in causes or surface_name == "sandwich":
+            if name in causes or surface_name == "sandwich":  # the sandwich shows every neighbour's
                 want_meaning = _expected_meaning(reading, name, said, surface_name)
                 assert shown == want_meaning, f"{where}: {name!r} means {shown!r}, with the runtime {want_meaning!r}"
                 compared += 1

@@ -66,24 +66,12 @@ def peak_line(peak: Window, unit: str) -> str:
     )
 
 
-def _short(text: str, limit: int = 120) -> str:
-    """The first sentence, cut at a clause boundary (or a word) when it is still long."""
-    head, dot, _ = text.partition(". ")
-    text = head + "." if dot else text
-    if len(text) <= limit:
-        return text
-    cut = max(text.rfind(sep, 0, limit) for sep in ("; ", ", ", ": ", " ("))
-    if cut < limit // 3:
-        cut = text.rfind(" ", 0, limit)
-    return text[:cut].rstrip(" ,;:") + "…"
-
-
 def what_it_is(name: str, profile: Profile | None = None) -> str:
     """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
     (read with the profile's runtime, which settles labels several languages write alike)."""
     entry = knowledge.lookup(name)
     if entry is not None and entry.explanation:
-        return markdown.text(f"{entry.label}: {_short(entry.explanation)}", 200)
+        return markdown.text(f"{entry.label}: {markdown.first_sentence(entry.explanation, 120)}", 200)
     runtime = guess_runtime(profile.names) if profile is not None else None
     return markdown.text(decode(name, runtime).meaning, 160)
 

@@ -44,7 +44,7 @@ def banner(st: Any, state: SessionData, baseline: Profile) -> None:
 
 
 def _signed(value: int, unit: str) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "±") + units.format_value(abs(value), unit)
+    return units.format_signed(value, unit)
 
 
 def _relative(change: FunctionChange) -> str:

@@ -3,6 +3,7 @@ baseline (the list of questions the explainer answers is :mod:`.intents`')."""
 
 from __future__ import annotations
 
+from explainer import units
 from explainer.analysis.diff import Diff
 from explainer.explain.answers.writer import Writer
 from explainer.queries import Handoff, Overview, answer
@@ -188,7 +189,7 @@ def compare(w: Writer) -> str | None:
     delta = diff.total_after - diff.total_before
     values = {"before": w.v(diff.total_before), "after": w.v(diff.total_after)}
     if delta:
-        values |= {"delta": ("+" if delta > 0 else "-") + w.v(abs(delta)), "share": w.p(abs(delta), diff.total_before)}
+        values |= {"delta": units.sign_of(delta) + w.v(abs(delta)), "share": w.p(abs(delta), diff.total_before)}
     if delta > 0:
         text = w.t(
             "**The total grew: {before} in the baseline, {after} now ({delta}, {share} of the baseline).**", **values
@@ -220,7 +221,7 @@ def _diff_lines(w: Writer, diff: Diff, n: int) -> None:
         )
         return
     for r in rows:
-        sign = "+" if r.delta() > 0 else "-"
+        sign = units.sign_of(r.delta())
         status = {"new": " " + w.t("(new)"), "vanished": " " + w.t("(gone)")}.get(r.presence, "")
         w.add(
             f"- {w.name(r.name)}{status}: {w.t('self')} {w.v(r.self_before)} → {w.v(r.self_after)} "

@@ -23,13 +23,6 @@ def cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def first_sentence(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    end = text.find(". ")
-    out = text if end < 0 else text[: end + 1]
-    return out if len(out) <= limit else out[: limit - 1] + "…"
-
-
 class Writer:
     def __init__(self, ctx: ProfileContext, lang: str = "en") -> None:
         self.ctx = ctx
@@ -98,7 +91,7 @@ class Writer:
         known = knowledge.lookup(name)
         if known and known.explanation:
             explanation = self.t(known.explanation)
-            text = explanation if full else first_sentence(explanation)
+            text = explanation if full else markdown.first_sentence(explanation)
             self.g.text(text)
             useful = known.label and not known.label.lower().startswith("other")
             return f"{self.t(known.label)}: {text}" if useful else cap(text)

@@ -16,6 +16,7 @@ from typing import Any
 
 import tiktoken
 
+from explainer import units
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
 from explainer.explain.checks.grounding import TOTAL, About
@@ -252,7 +253,7 @@ def _categories(c: _Collector) -> None:
 def _changes(c: _Collector, diff: Diff) -> None:
     item, g = c.fact("compared with the baseline")
     delta = diff.total_after - diff.total_before
-    sign = "+" if delta >= 0 else "-"
+    sign = units.sign_of(delta)
     item.update(
         baseline_total=g.value(diff.total_before, about=TOTAL),
         this_total=g.value(diff.total_after, about=TOTAL),
