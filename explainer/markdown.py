@@ -36,6 +36,11 @@ def exact_code(text: str, limit: int = 600) -> str:
     return f"{fence}{pad}{safe}{pad}{fence}"
 
 
+def no_html(value: str) -> str:
+    """Text that may hold Markdown (a model's) with every angle bracket neutralised: no raw HTML."""
+    return value.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def text(value: str, limit: int = 200) -> str:
     """Untrusted prose: cleaned, capped, every character that could format escaped."""
     return _SPECIAL.sub(r"\\\1", clean(value, limit))

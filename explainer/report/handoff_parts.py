@@ -198,4 +198,4 @@ def plain_markdown(text: str, limit: int = 1200) -> str:
     """A model's Markdown for a blockquote: cleaned, capped, with raw HTML neutralised."""
     lines = [clean(line, 400) for line in text.strip().splitlines()[:12]]
     body = "\n".join(lines)[:limit]
-    return body.replace("<", "&lt;").replace(">", "&gt;")
+    return markdown.no_html(body)
