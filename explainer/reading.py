@@ -70,8 +70,8 @@ def role(name: str, runtime: str = "") -> Role:
         return "entry"
     if category == ALLOCATOR:
         return "allocator"
-    if knowledge.is_runtime(name):
-        return "runtime"
+    if knowledge.is_runtime(name) or (sym.language == "go" and sym.package == "runtime"):
+        return "runtime"  # the Go runtime's own frames (runtime.main, runtime.goexit) carry every goroutine
     return "runtime" if sym.language in ("native", "cpp") or sym.kind == "native" else "app"
 
 
