@@ -17,6 +17,7 @@ from explainer.analysis.diff import Diff
 from explainer.analysis.functions import top
 from explainer.analysis.peak import Window
 from explainer.model import Profile
+from explainer.queries.records import HandoffResult
 from explainer.reading import Reading
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
 from explainer.symbols import clean, decode, guess_runtime
@@ -76,12 +77,6 @@ def what_it_is(name: str, profile: Profile | None = None) -> str:
     return markdown.text(decode(name, runtime).meaning, 160)
 
 
-def actions(name: str) -> list[str]:
-    """``knob: effect`` for each curated action on this frame."""
-    entry = knowledge.lookup(name)
-    return [f"{a.knob}: {a.effect}" for a in entry.actions] if entry is not None else []
-
-
 def category_lines(reading: Reading) -> list[str]:
     """``- By category: KV cache 73.8%, ...``; the categories are kinds of (GPU) memory, never of time."""
     if not reading.categories:
@@ -127,11 +122,10 @@ def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
     return prefix
 
 
-def ignorable(reading: Reading) -> list[str]:
+def ignorable(facts: HandoffResult) -> list[str]:
     """The reading's one list of what can be ignored, as report lines (never the responsible frame
     or where to start: the chat's skip answer names the same frames)."""
-    summary, ign = reading.summary, reading.ignorable
-    total, unit = summary.total, summary.unit
+    ign, total, unit = facts.ignorable, facts.total, facts.unit
     out = []
     if ign.frames:
         names = ", ".join(f"{markdown.code(r.name)} ({units.format_share(r.total, total)})" for r in ign.frames)
@@ -152,10 +146,10 @@ def _consumed(unit: str) -> str:
     return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(unit), "counted")
 
 
-def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
+def next_steps(facts: HandoffResult, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
     steps: list[str] = []
-    unit, total = reading.summary.unit, reading.summary.total
-    start = reading.start
+    unit, total = facts.unit, facts.total
+    start = facts.start
     if start is not None:
         name, value = start.name, start.value
         why = (
@@ -167,7 +161,7 @@ def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafan
             f"Start with {markdown.code(name)} ({units.format_value(value, unit)}, "
             f"{units.format_share(value, total)}): {why}; its chain above says why it runs."
         )
-        knobs = actions(name)[:3]
+        knobs = [f"{knob}: {effect}" for knob, effect in facts.start_knobs[:3]]
         if knobs:
             steps.append(
                 f"What changes {markdown.code(name)}: " + "; ".join(markdown.text(k, 200) for k in knobs) + "."
