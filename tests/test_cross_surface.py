@@ -118,6 +118,12 @@ def _chat(profile: Profile, reading: Reading, lang: str) -> Said:
     if reading.start is not None:
         focus, text = ask(optimise)
         said["start"] = headline(focus, text, reading.start.value) or (focus, text[:200])
+    if lang == "en":  # the self-vs-total lesson's "skip it" example is never a cause
+        _, text = ask(asked[3])
+        m = re.search(r"In this profile `([^`]*)` has a total of .* but a self of", text)
+        causes = {r.name for r in (reading.responsible, reading.biggest) if r is not None}
+        causes |= {reading.start.name} if reading.start is not None else set()
+        assert m is None or m.group(1) not in {clean(c, 120) for c in causes}, text[:300]
     _, text = ask(skip)
     said["ignorable"] = tuple(re.findall(r"^- `([^`]*)`: ", text, re.M))
     meanings = {}

@@ -136,8 +136,9 @@ class Writer:
 
     # small facts many answers need
     def orchestrator_example(self) -> int | None:
-        """The widest zero-self bar that is application code (the clearest "wide but self 0" example)."""
-        rows = self.ctx.summary.orchestrators
+        """The widest zero-self bar that is application code (the clearest "wide but self 0" example),
+        from the reading's one ignorable list: never the responsible frame, which is no orchestrator to skip."""
+        rows = self.ctx.reading.ignorable.frames
         for r in rows:
             if decode(r.name, self.runtime).kind in ("method", "constructor", "function") and r.name != TRAMPOLINE:
                 return r.id
