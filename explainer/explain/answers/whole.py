@@ -7,7 +7,7 @@ import numpy as np
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers.writer import Writer, cap
-from explainer.queries import Responsible, Skip, StartHere, answer
+from explainer.queries import Most, Responsible, Skip, StartHere, answer
 
 SMALL_SHARE = 0.01  # below 1% of the total a function is rarely worth optimising
 
@@ -58,9 +58,10 @@ def _sites(w: Writer) -> None:
 
 
 def most(w: Writer) -> str | None:
-    ctx = w.ctx
-    rows = ctx.summary.top_self.rows
-    top = rows[0]
+    result = answer(w.ctx.reading, Most())
+    top = result.biggest
+    if top is None:
+        return None
     w.add(
         w.t(
             "**{name} uses the most {resource}: {self} of self, {share} of the {total} total.**",
@@ -68,7 +69,7 @@ def most(w: Writer) -> str | None:
             resource=w.resource,
             self=w.v(top.self),
             share=w.p(top.self),
-            total=w.v(ctx.total),
+            total=w.v(result.total),
         ),
         "",
         w.t(
@@ -80,18 +81,23 @@ def most(w: Writer) -> str | None:
         "",
         w.t("What it is: {meaning}", meaning=w.meaning(top.name)),
     )
-    _runtime_note(w, top.id)
+    fid = w.ctx.profile.function_id(top.name)
+    if fid is not None:
+        _runtime_note(w, fid)
+    rows = result.rows
     if len(rows) > 1:
         w.add("", w.t("Next by self:"), "")
-        _top_rows(w, 1, 5)
-        shown = rows[:6]
+        w.table(
+            ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
+            [[str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)] for i, r in enumerate(rows[1:], 2)],
+        )
         w.add(
             "",
             w.t(
                 "These {shown} of {functions} functions cover {share} of the total by self.",
-                shown=str(len(shown)),
-                functions=w.n(ctx.summary.top_self.of_functions),
-                share=w.p(sum(r.self for r in shown)),
+                shown=str(len(rows)),
+                functions=w.n(result.of_functions),
+                share=w.p(sum(r.self for r in rows)),
             ),
         )
     return top.name
