@@ -10,7 +10,10 @@ ARG PYTHON_VERSION=3.12
 FROM python:${PYTHON_VERSION}-bookworm AS build
 WORKDIR /src
 COPY pyproject.toml setup.py README.md LICENSE ./
+COPY app.py ./
 COPY explainer ./explainer
+COPY prompts ./prompts
+COPY fixtures ./fixtures
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM python:${PYTHON_VERSION}-slim-bookworm

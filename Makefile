@@ -31,8 +31,8 @@ browser-deps:
 	  else echo "chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; }
 
 lint: install
-	$(BIN)/ruff check explainer tests bench tools
-	$(BIN)/ruff format --check explainer tests
+	$(BIN)/ruff check app.py explainer tests bench tools
+	$(BIN)/ruff format --check app.py explainer tests
 
 typecheck: install
 	$(BIN)/mypy

@@ -39,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 WORK_DIR = REPO_ROOT / "bench" / ".work"
 RESULTS = REPO_ROOT / "bench" / "results.md"
 FLOOR = REPO_ROOT / "bench" / "floor.py"
-SMALL_FILE = REPO_ROOT / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+SMALL_FILE = REPO_ROOT / "fixtures" / "demo_vllm_gpu.pb.gz"
 SEED = 1
 QUESTION = "What uses the most GPU memory?"
 # the targets of issue 13, checked side by side in one run

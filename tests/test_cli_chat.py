@@ -20,7 +20,7 @@ from conftest import REPO
 
 pytestmark = pytest.mark.slow  # real processes, one through a pseudo-terminal
 
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 CLI = [sys.executable, "-c", "import sys; from explainer.cli.main import main; sys.exit(main())"]
 
 

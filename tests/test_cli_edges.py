@@ -16,7 +16,7 @@ import pytest
 from explainer.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # Why a README command is not run here: each needs something a test on a closed machine lacks.
 NOT_OFFLINE = {

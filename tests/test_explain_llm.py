@@ -30,7 +30,7 @@ from explainer.explain.safety import DATA_OPEN, split_data_blocks
 from explainer.model import Profile, ProfileBuilder
 
 CANARY = "sk-canary-3f9a1c7e5b2d4a6f-DO-NOT-LEAK"
-FIXTURE = Path(__file__).resolve().parent.parent / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_vllm_gpu.pb.gz"
 GOOD = "`GPUModelRunner._allocate_kv_cache_tensors` allocates 55.1 GB (51.3 GiB), 73.8% of the 74.7 GB total [F3].\n"
 
 

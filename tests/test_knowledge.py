@@ -159,7 +159,7 @@ def test_seed_example_shares() -> None:
 
 
 def test_bundled_demo_fixture() -> None:
-    path = ROOT / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"  # built by the lead's `python -m explainer.demo`
+    path = ROOT / "fixtures" / "demo_vllm_gpu.pb.gz"  # built by the lead's `python -m explainer.demo`
     if not path.is_file():
         pytest.skip(f"{path} not built yet")
     shares = {c.category: c.share for c in kb.category_breakdown(read_path(path))}

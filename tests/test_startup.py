@@ -21,7 +21,7 @@ from conftest import REPO
 
 pytestmark = pytest.mark.slow  # a fresh interpreter per probe
 
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # (module, why a file-reading command must not import it)
 NOT_FOR_A_FILE = (

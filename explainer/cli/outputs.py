@@ -5,18 +5,15 @@ the command's inputs."""
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
 
-from explainer.model import Profile
-from explainer.writers import check_not_an_input, to_flamebearer, to_folded, to_pprof, write_atomic
+if TYPE_CHECKING:
+    from explainer.model import Profile
 
-FORMATS: dict[str, Callable[[Profile], str | bytes]] = {
-    "pprof": to_pprof,  # gzipped protobuf, what `go tool pprof` and Pyroscope read
-    "folded": to_folded,
-    "json": lambda profile: json.dumps(to_flamebearer(profile), separators=(",", ":")) + "\n",
-}
+# pprof: gzipped protobuf, what `go tool pprof` and Pyroscope read; json: Pyroscope's flame graph.
+# The writers are imported only when a file is written: `analyze FILE` pays nothing for the option.
+FORMATS = ("pprof", "folded", "json")
 
 
 class Output(NamedTuple):
@@ -46,8 +43,20 @@ def add_output_arguments(parser: argparse.ArgumentParser, *, flag: str = "--outp
 def write_outputs(profile: Profile, outputs: Iterable[Output], inputs: Iterable[str | None]) -> None:
     """Every requested copy of ``profile``; an output that is an input is refused before anything is written."""
     wanted = list(outputs)
+    if not wanted:
+        return
+    import json
+
+    from explainer.writers import check_not_an_input, to_flamebearer, to_folded, to_pprof, write_atomic
+
     given = list(inputs)
     for output in wanted:
         check_not_an_input(output.path, given)
     for output in wanted:
-        write_atomic(output.path, FORMATS[output.format](profile))
+        if output.format == "pprof":
+            data: str | bytes = to_pprof(profile)
+        elif output.format == "folded":
+            data = to_folded(profile)
+        else:
+            data = json.dumps(to_flamebearer(profile), separators=(",", ":")) + "\n"
+        write_atomic(output.path, data)
