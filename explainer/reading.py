@@ -165,6 +165,38 @@ class Reading:
         return None if cid in (OTHER, "other", "") else knowledge.label(cid)
 
 
+@dataclass(frozen=True, eq=False)
+class Verdicts:
+    """What every surface must say alike (the biggest consumer, the responsible frame, where to
+    start, what to ignore, the entry frames) and the runtime frames are read with: the part of the
+    reading ``analyze`` needs, without the semantics' pass over every name."""
+
+    summary: Summary
+    runtime: str
+    biggest: TopRow | None
+    responsible: TopRow | None
+    start: Start | None
+    ignorable: Ignorable
+    entries: tuple[TopRow, ...]
+
+
+def verdicts(summary: Summary, sites: tuple[Site, ...] | None = None) -> Verdicts:
+    """The verdicts of :func:`read` (which passes the allocation sites it has; without them they are
+    computed only when the biggest consumer is the allocator of a memory profile)."""
+    profile = summary.profile
+    runtime = runtime_of(profile)
+    biggest = summary.top_self.rows[0] if summary.top_self.rows else None
+    if sites is None:
+        asks = biggest is not None and role(biggest.name, runtime) == "allocator"
+        memory = units.kind_of(summary.unit) == "bytes" and summary.total
+        sites = tuple(knowledge.allocation_sites(profile, 10)) if asks and memory else ()
+    responsible = most_responsible(summary, runtime)
+    start = _start(biggest, sites, summary.chain, runtime)
+    return Verdicts(
+        summary, runtime, biggest, responsible, start, _ignorable(summary, responsible, start), _entries(summary, start)
+    )
+
+
 def read(summary: Summary) -> Reading:
     profile = summary.profile
     kind = units.kind_of(summary.unit)
@@ -173,12 +205,9 @@ def read(summary: Summary) -> Reading:
     memory = kind == "bytes"
     sites = tuple(knowledge.allocation_sites(profile, 10)) if memory and summary.total else ()
     categories = tuple(knowledge.category_breakdown(profile)) if memory and summary.total else ()
-    biggest = summary.top_self.rows[0] if summary.top_self.rows else None
     resource = _resource(summary, kind, gpu)
     plural = kind == "count" and resource.endswith("s")
-    runtime = runtime_of(profile)
-    responsible = most_responsible(summary, runtime)
-    start = _start(biggest, sites, summary.chain, runtime)
+    v = verdicts(summary, sites)
     return Reading(
         summary,
         kind,
@@ -188,15 +217,15 @@ def read(summary: Summary) -> Reading:
         f"{'are' if plural else 'is'} {_VERB[kind]}",
         sem.meaning,
         sem.caveats,
-        biggest,
-        responsible,
-        start,
+        v.biggest,
+        v.responsible,
+        v.start,
         sites,
         categories,
         _self_by_category(summary),
-        runtime,
-        _ignorable(summary, responsible, start),
-        _entries(summary, start),
+        v.runtime,
+        v.ignorable,
+        v.entries,
     )
 
 

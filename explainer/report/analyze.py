@@ -20,7 +20,7 @@ from explainer import markdown, units
 from explainer.analysis.functions import TopList
 from explainer.analysis.summary import Summary
 from explainer.knowledge import category_breakdown, format_breakdown
-from explainer.reading import Reading, read, runtime_of
+from explainer.reading import Verdicts, runtime_of, verdicts
 from explainer.symbols import clean, decode
 
 TOTAL_TITLE = "Top by total — the widest bars, entry frames first"
@@ -77,7 +77,7 @@ def _fn(name: str, s: int, t: int) -> dict[str, Any]:
     return {"name": name, "self": s, "total": t}
 
 
-def reading_json(reading: Reading) -> dict[str, Any]:
+def reading_json(reading: Verdicts) -> dict[str, Any]:
     """The reading's answers to "what uses the most, what is responsible, where to start, what to skip"."""
     b, r, st, ign = reading.biggest, reading.responsible, reading.start, reading.ignorable
     return {
@@ -148,7 +148,7 @@ def to_json(summary: Summary) -> dict[str, Any]:
         ],
         "orchestrators": [{"name": r.name, "total": r.total} for r in summary.orchestrators],
         "unresolved_share": round(summary.unresolved_share, 6),
-        "reading": reading_json(read(summary)),
+        "reading": reading_json(verdicts(summary)),
         "truncation": {
             "other_nodes": p.truncation.other_nodes,
             "other_value": p.truncation.other_value,
@@ -201,7 +201,7 @@ def to_text(summary: Summary) -> str:
         return "\n".join(lines) + "\n"
     if units.kind_of(unit) == "bytes":
         lines.append("by category: " + format_breakdown(category_breakdown(p)))
-    lines += ["", *reading_lines(read(summary), lambda name: clean(name, 80))]
+    lines += ["", *reading_lines(verdicts(summary), lambda name: clean(name, 80))]
     lines += ["", f"Top by self — what uses the most ({coverage_sentence(summary.top_self)}):"]
     lines += _table(summary.top_self, unit, total)
     lines += ["", f"{TOTAL_TITLE} ({coverage_sentence(summary.top_total)}):"]
@@ -215,7 +215,7 @@ def to_text(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reading_lines(reading: Reading, show: Callable[[str], str]) -> list[str]:
+def reading_lines(reading: Verdicts, show: Callable[[str], str]) -> list[str]:
     """The reading in four lines: biggest consumer, most responsible, where to start, what to skip."""
     unit, total = reading.summary.unit, reading.summary.total
 
@@ -255,7 +255,7 @@ def to_markdown(summary: Summary) -> str:
         f"{summary.stats.function_count:,} functions",
     ]
     if total:
-        out += [f"- {line[:1].upper()}{line[1:]}" for line in reading_lines(read(summary), markdown.code)]
+        out += [f"- {line[:1].upper()}{line[1:]}" for line in reading_lines(verdicts(summary), markdown.code)]
     for title, lst in (
         ("Top by self (what uses the most)", summary.top_self),
         ("Top by total (the widest bars; entry frames first)", summary.top_total),
