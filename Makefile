@@ -67,6 +67,7 @@ lock: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/.work

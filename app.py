@@ -10,7 +10,7 @@ import sys
 
 import streamlit as st
 
-from explainer.ui import cache, chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
+from explainer.ui import cache, chat, cluster_chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -42,7 +42,7 @@ with tabs["Ask"]:
     chat.panel(
         st,
         state,
-        lambda m: chat.conversation(state, page.profile, page.baseline, settings, m),
+        lambda m: cluster_chat.with_cluster(st, chat.conversation(state, page.profile, page.baseline, settings, m)),
         mode,
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),

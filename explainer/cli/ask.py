@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
+from explainer.cli.cluster_source import cluster_desk
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
@@ -89,7 +90,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
-    answer = conv.ask(args.question)
+    with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
+        conv.cluster = desk
+        answer = conv.ask(args.question)
     if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
         # --llm openai promises the model's answer: a fallback must not look like success to a script
         why = answer.model_error or answer.notice or "the model did not answer"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
 
     from explainer.analysis.summary import Summary
+    from explainer.explain.cluster import ClusterDesk
     from explainer.explain.llm.facts import Facts
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class Conversation:
         self.last_answer: Answer | None = None
         top = self.ctx.summary.top_self.rows
         self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
+        self.cluster: ClusterDesk | None = None  # a server source's pods (explainer.explain.cluster), set by the caller
 
     def uses_model(self, settings: LlmSettings | None = None) -> bool:
         available = self.chat_model is not None or (self.settings if settings is None else settings).configured
@@ -101,6 +103,14 @@ class Conversation:
         """
         settings = self.settings if settings is None else settings
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
+        routed = self._cluster_answer(question)
+        if routed is not None:
+            self.questions += 1
+            self.last_answer = Answer(routed, "offline", Verification())
+            self.history.append((question, routed[:MAX_HISTORY_ANSWER_CHARS]))
+            del self.history[:-MAX_HISTORY_TURNS]
+            yield routed
+            return
         q = self.read(question)  # read once; every path below answers this reading
         self.questions += 1
         if not self.uses_model(settings):
@@ -120,6 +130,15 @@ class Conversation:
         if self.last_answer is not None:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
+
+    def _cluster_answer(self, question: str) -> str | None:
+        """Questions about pods, namespaces and services: the server's answer, or on a file "a file has none"."""
+        from explainer.explain.cluster import file_answer
+
+        if self.cluster is not None:
+            return self.cluster.answer(question)
+        source = self.ctx.profile.source
+        return file_answer(question) if source is None or source.kind != "pyroscope" else None
 
     def read(self, question: str) -> Question:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""

@@ -94,7 +94,7 @@ class Access:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        profile = read_path(path, ReadOptions(sample_type=sample_type, max_decompressed=self.max_size))
+        profile = read_path(path, ReadOptions.sized(self.max_size, sample_type=sample_type))
         with self._lock:
             self._cache[key] = profile
             while len(self._cache) > CACHED_PROFILES:
