@@ -351,6 +351,9 @@ def _same_name(shown: str, name: str) -> bool:
     return shown == name or any(shown == f or (shown.endswith("…") and f.startswith(shown[:-1])) for f in spans)
 
 
+APP_VIEWS = ("flame graph payload", "top table", "sandwich")
+
+
 def _expected_meaning(reading: Reading, name: str, said: Said, surface_name: str) -> str:
     sym = reading.symbol(name)
     if surface_name.startswith("chat"):
@@ -361,6 +364,10 @@ def _expected_meaning(reading: Reading, name: str, said: Said, surface_name: str
 
         text = sym.meaning if said.lang == "en" else conventions.describe(sym, t)
         return cap(clean_text(text, 400, keep_newlines=False))
+    if surface_name in APP_VIEWS:  # the app words a frame one way everywhere (its tooltip sentence)
+        from explainer.ui.flamegraph import tooltip_meaning
+
+        return tooltip_meaning(name, reading.runtime)
     return sym.meaning
 
 

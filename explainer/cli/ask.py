@@ -20,6 +20,12 @@ from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
 
+CONVENTION = (
+    "Where an answer places a bar (above, below, top, bottom), it reads a classic flame graph: the root at "
+    "the bottom and each function's callees above it, as flamegraph.pl draws it (the app's answers follow "
+    "the orientation its graph is drawn in)."
+)
+
 if TYPE_CHECKING:
     from explainer.explain import Answer, LlmSettings, Verification
 
@@ -32,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="ask a question about a profile in plain language",
         description="Answer a question about a profile: offline by default, or with the model configured by "
         "EXPLAINER_MODEL and OPENAI_API_KEY (OPENAI_BASE_URL for compatible servers, or the AZURE_OPENAI_* "
-        "variables). Every number in a model's answer is checked against the profile.",
+        "variables). Every number in a model's answer is checked against the profile. " + CONVENTION,
     )
     add_source_arguments(p)
     p.add_argument("question", metavar="QUESTION", help='e.g. "What uses the most GPU memory?"')

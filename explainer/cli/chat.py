@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
-from explainer.cli.ask import MODES, answer_json, model_choice
+from explainer.cli.ask import CONVENTION, MODES, answer_json, model_choice
 from explainer.cli.cluster_source import cluster_desk
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "chat",
         help="a conversation about a profile: one question per line",
         description="Ask questions about a profile one per line (standard input); follow-ups refer to earlier "
-        "answers. English and Dutch. Type exit or press Ctrl-D to stop.",
+        "answers. English and Dutch. Type exit or press Ctrl-D to stop. " + CONVENTION,
     )
     add_source_arguments(p)
     p.add_argument("--llm", choices=tuple(MODES), default="auto", help="as for explainer ask (default auto)")

@@ -1,11 +1,14 @@
 """Every intent as one typed record: what it answers, how it is named, its help example.
 
 The reader (:mod:`explainer.explain.question`) says which intent a question has, by id; this
-table is the one place that id becomes behaviour. Adding an intent touches three places: its
-signatures in ``question/signatures.py`` (and any new words in ``question/lexicon.toml``), its
-answer function in ``answers/`` (whose ``w.t`` messages are its English templates; ``make
-catalogs`` puts them into the Dutch catalog to translate), and its :class:`Intent` record here,
-with its help example in English and Dutch. ``tests/test_intents.py`` checks all three for each.
+table is the one place that id becomes behaviour (``answers/offline.py`` routes a question by its
+subject first: a concept, a group, a named function, then the record's answers).
+
+Adding an intent touches three places: its signatures in ``question/signatures.py`` (and any new
+words in ``question/lexicon.toml``), its answer function in ``answers/`` (whose ``w.t`` messages
+are its English templates; ``make catalogs`` puts them into the Dutch catalog to translate), and
+its :class:`Intent` record here, with its help example in English and Dutch.
+``tests/test_intents.py`` checks all three for each.
 """
 
 from __future__ import annotations
@@ -13,19 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, self_total, whole
+from explainer.explain.answers import assess, concepts, frames, reports, whole
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
-
-
-@dataclass(frozen=True, slots=True)
-class Asked:
-    """What the question is about, once read: a present function, a knowledge-base concept, or the
-    subject as written (a label that is not in the profile)."""
-
-    fid: int | None = None
-    concept: str | None = None
-    written: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,59 +31,55 @@ class Example:
     needs_categories: bool = False  # shown only for profiles with a category breakdown (GPU memory)
 
 
-Answer = Callable[[Writer, Asked], "str | None"]
+Whole = Callable[[Writer], "str | None"]
+AboutOne = Callable[[Writer, int], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class Intent:
     id: str
     reading_as: str  # "I read this as a question about {reading_as}" (an ``N_`` message)
-    answer: Answer
     example: Example | None  # None only for "unknown", which is no question type
-    concept_first: bool = False  # a concept as subject is answered with the concept (its size or meaning)
-    function_first: bool = False  # a function as subject is answered with that function's numbers
+    whole: Whole | None = None  # its answer about the whole profile
+    about_one: AboutOne | None = None  # its answer about one function (the biggest consumer when none is named)
 
 
-def _top(w: Writer) -> int:
-    return w.ctx.summary.top_self.rows[0].id
+def _help(w: Writer) -> str | None:
+    return help_text(w, unknown=False)
 
 
 INTENTS: tuple[Intent, ...] = (
     Intent(
         "most",
         N_("what uses the most"),
-        lambda w, a: whole.most(w),
         Example(
             "What uses the most {resource}?", "Wat gebruikt het meeste {noun}?", N_("the biggest consumers by self")
         ),
-        concept_first=True,
-        function_first=True,
+        whole=whole.most,
     ),
     Intent(
         "responsible",
         N_("what is responsible"),
-        lambda w, a: frames.chain(w, a.fid) if a.fid is not None else whole.responsible(w),
         Example(
             "What is responsible for it?",
             "Wat is daarvoor verantwoordelijk?",
             N_("the widest bars by total and where the work branches"),
         ),
+        whole=whole.responsible,
+        about_one=frames.chain,  # "what is responsible for X": the chain that leads to it
     ),
     Intent(
         "meaning",
         N_("what it means"),
-        lambda w, a: frames.symbol(w, a.fid, a.written),
         Example(
             "What does `<interpreter trampoline>` mean?",
             "Wat betekent `<interpreter trampoline>`?",
             N_("any frame label: methods, constructors, addresses"),
         ),
-        concept_first=True,
     ),
     Intent(
         "self_vs_total",
         N_("self versus total"),
-        lambda w, a: self_total.self_vs_total(w, a.fid),
         Example(
             "Why is self 0 when the bar is so wide?",
             "Waarom is self 0 terwijl de balk zo breed is?",
@@ -100,54 +89,49 @@ INTENTS: tuple[Intent, ...] = (
     Intent(
         "chain",
         N_("the call chain"),
-        lambda w, a: frames.chain(w, a.fid),
         Example(
             "Show me the call chain to the biggest {thing}",
             "Laat de aanroepketen naar de grootste {thing} zien",
             N_("the chain read bottom to top"),
         ),
+        about_one=frames.chain,
     ),
     Intent(
         "optimise",
         N_("what to optimise"),
-        lambda w, a: whole.optimise(w),
         Example(
             "What should I optimise first?",
             "Wat moet ik eerst optimaliseren?",
             N_("candidates with high self, and what changes them"),
         ),
+        whole=whole.optimise,
     ),
     Intent(
         "skip",
         N_("what can be ignored"),
-        lambda w, a: concepts.skip_one(w, a.fid) if a.fid is not None else whole.skip(w),
         Example("What can I ignore?", "Wat kan ik negeren?", N_("orchestrators, interpreter frames, small functions")),
+        whole=whole.skip,
+        about_one=concepts.skip_one,
     ),
     Intent(
         "total",
         N_("the total"),
-        lambda w, a: whole.total(w),
         Example("What is the total?", "Wat is het totaal?", N_("the total and what the values mean")),
-        concept_first=True,
-        function_first=True,
+        whole=whole.total,
     ),
     Intent(
         "category",
         N_("the size of a category"),
-        lambda w, a: help_text(w, unknown=True),  # without a concept or a function it is not this
         Example(
             "How much is the KV cache?",
             "Hoeveel is de KV-cache?",
             N_("a category's size and share (GPU memory)"),
             needs_categories=True,
         ),
-        concept_first=True,
-        function_first=True,
     ),
     Intent(
         "knob",
         N_("which setting changes it"),
-        lambda w, a: concepts.knob(w, a.concept, a.fid),
         Example(
             "Which flag controls the KV cache size?",
             "Welke vlag bepaalt de grootte van de KV-cache?",
@@ -157,74 +141,74 @@ INTENTS: tuple[Intent, ...] = (
     Intent(
         "howto",
         N_("how to read the flame graph"),
-        lambda w, a: concepts.howto(w),
         Example(
             "How do I read this flame graph?", "Hoe lees ik deze flame graph?", N_("the graph and Grafana's panel")
         ),
+        whole=concepts.howto,
     ),
     Intent(
         "compare",
         N_("a comparison with the baseline"),
-        lambda w, a: reports.compare(w),
         Example(
             "What changed compared with the baseline?",
             "Wat is er veranderd ten opzichte van de baseline?",
             N_("needs a baseline profile"),
         ),
+        whole=reports.compare,
     ),
     Intent(
         "handoff",
         N_("an on-call handoff"),
-        lambda w, a: reports.handoff(w),
         Example(
             "Write me a summary for the on-call handoff",
             "Schrijf een samenvatting voor de dienstoverdracht",
             N_("a short handoff summary"),
         ),
+        whole=reports.handoff,
     ),
     Intent(
         "callers",
         N_("who calls it"),
-        lambda w, a: frames.callers(w, a.fid if a.fid is not None else _top(w)),
         Example("Who calls the first one?", "Wie roept de eerste aan?", N_("a function's callers, heaviest first")),
+        about_one=frames.callers,
     ),
     Intent(
         "callees",
         N_("what it calls"),
-        lambda w, a: frames.callees(w, a.fid if a.fid is not None else _top(w)),
         Example("What does the first one call?", "Wat roept de eerste aan?", N_("what a function calls")),
+        about_one=frames.callees,
     ),
     Intent(
         "function",
         N_("this function's numbers"),
-        lambda w, a: frames.function(w, a.fid if a.fid is not None else _top(w)),
         Example("How much does the first one use?", "Hoeveel gebruikt de eerste?", N_("one function's self and total")),
-        concept_first=True,
-        function_first=True,
+        about_one=frames.function,
     ),
     Intent(
         "overview",
         N_("an overview"),
-        lambda w, a: reports.overview(w),
         Example(
             "Give me an overview of this profile", "Geef een overzicht van dit profiel", N_("the profile at a glance")
         ),
-        function_first=True,
+        whole=reports.overview,
+    ),
+    Intent(
+        "assess",
+        N_("whether this profile looks normal"),
+        Example(
+            "Does this profile look ok?",
+            "Ziet dit profiel er normaal uit?",
+            N_("what stands out, and whether to worry"),
+        ),
+        whole=assess.assess,
     ),
     Intent(
         "help",
         N_("what I can answer"),
-        lambda w, a: help_text(w, unknown=False),
         Example("What can you answer?", "Wat kun je beantwoorden?", N_("this list")),
+        whole=_help,
     ),
-    Intent(
-        "unknown",
-        N_("something I did not recognise"),
-        lambda w, a: help_text(w, unknown=True),
-        None,
-        concept_first=True,
-        function_first=True,
-    ),
+    Intent("unknown", N_("something I did not recognise"), None),
 )
 
 BY_ID: dict[str, Intent] = {i.id: i for i in INTENTS}

@@ -11,12 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames
-from explainer.explain.answers.intents import Asked, help_text, intent
+from explainer.explain.answers import concepts, frames, group, own, self_total
+from explainer.explain.answers.intents import help_text, intent
+from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
+from explainer.explain.question.signatures import WEAK
+
+
+def _language_named(text: str) -> str | None:
+    """The language a question restricts to ("which Java method"), as the symbol decoders name it."""
+    words = set(text.casefold().replace("-", " ").split())
+    return next((lang for word, lang in (("java", "java"), ("python", "python"), ("go", "go")) if word in words), None)
+
+
+_ABOUT_A_GROUP = frozenset({"function", "total", "category", "most", "unknown", "overview"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,9 +42,10 @@ class OfflineAnswer:
 class OfflineExplainer:
     def __init__(self, ctx: ProfileContext) -> None:
         self.ctx = ctx
+        self.orientation = FLAME  # the app sets the orientation its reader sees (answers.orientation)
 
     def answer(self, q: Question) -> OfflineAnswer:
-        w = Writer(self.ctx, q.lang)
+        w = Writer(self.ctx, q.lang, self.orientation)
         if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
             w.add(
                 w.t(
@@ -46,6 +58,15 @@ class OfflineExplainer:
             return OfflineAnswer(w.markdown(), None, w.g, q.intent)
         if q.subject is not None:
             w.g.text(q.subject.name)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
+        if q.runner_up is None and q.score < WEAK and q.intent not in ("unknown", "help"):
+            w.add(
+                w.t(
+                    "_I read this as a question about {reading}; if you meant something else, ask for example "
+                    "*what uses the most?*, *what is responsible?* or *does this look ok?*_",
+                    reading=w.t(intent(q.intent).reading_as),
+                ),
+                "",
+            )
         if q.runner_up is not None:
             w.add(
                 w.t(
@@ -55,12 +76,30 @@ class OfflineExplainer:
                 ),
                 "",
             )
+        if q.subject is not None and q.subject.runner_up is not None:
+            w.add(
+                w.t(
+                    "_Several functions match that name; I took {name}. {other} matches as well: "
+                    "ask with its full name for that one._",
+                    name=w.name(q.subject.name),
+                    other=w.name(q.subject.runner_up),
+                ),
+                "",
+            )
         focus = self._dispatch(w, q)
         return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
 
     def _ranking(self, q: Question) -> tuple[str, ...]:
-        rows = self.ctx.summary.top_total.rows if q.intent == "responsible" else self.ctx.summary.top_self.rows
-        return tuple(r.name for r in rows)
+        if q.intent != "responsible":
+            return tuple(r.name for r in self.ctx.summary.top_self.rows)
+        # the responsible answer calls the frames every stack passes through entry points, not causes:
+        # "the second one" counts from the first cause
+        ctx = self.ctx
+        return tuple(
+            r.name
+            for r in ctx.summary.top_total.rows
+            if r.total < ctx.total and ctx.reading.role(r.name) not in ("noise", "entry")
+        )
 
     def _fid(self, q: Question) -> int | None:
         if q.subject is None or q.subject.kind != "function":
@@ -70,15 +109,34 @@ class OfflineExplainer:
 
     def _dispatch(self, w: Writer, q: Question) -> str | None:
         subject, fid, record = q.subject, self._fid(q), intent(q.intent)
-        if record.id == "help" or not q.text:  # an empty question gets the suggestions
+        kind = record.id
+        if kind == "help" or not q.text:  # an empty question gets the suggestions
             return help_text(w, unknown=False)
-        if record.id == "unknown" and subject is None:
+        if kind == "unknown" and subject is None:
             return help_text(w, unknown=True)
         if subject is not None and subject.kind == "missing":
             return frames.symbol(w, None, subject.name)
         concept = subject.name if subject is not None and subject.kind == "concept" else None
-        if concept is not None and record.concept_first:
-            return (concepts.meaning if record.id == "meaning" else concepts.category)(w, concept)
-        if fid is not None and record.function_first:
+        if kind == "self_vs_total":
+            return self_total.self_vs_total(w, fid)
+        if kind == "knob" or (kind == "optimise" and (concept is not None or fid is not None)):
+            return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
+        if concept is not None and kind in ("category", "meaning", "unknown", "function", "most", "total"):
+            return (concepts.meaning if kind == "meaning" else concepts.category)(w, concept)
+        if subject is not None and len(subject.members) > 1 and kind in _ABOUT_A_GROUP:
+            return group.group(w, subject.members)
+        if kind == "category" and fid is None:
+            return concepts.breakdown(w)
+        if kind == "meaning":
+            return frames.symbol(w, fid, subject.name if subject is not None else None)
+        if fid is not None and record.about_one is not None:
+            return record.about_one(w, fid)
+        if fid is not None and kind in ("most", "total", "overview", "unknown", "category"):
             return frames.function(w, fid)
-        return record.answer(w, Asked(fid, concept, subject.name if subject is not None else None))
+        if record.about_one is not None and kind not in ("skip", "responsible"):
+            return record.about_one(w, self.ctx.summary.top_self.rows[0].id)
+        if kind == "most" and "own_code" in q.concepts:
+            return own.most_own(w, _language_named(q.text))
+        if record.whole is not None:
+            return record.whole(w)
+        return help_text(w, unknown=True)
