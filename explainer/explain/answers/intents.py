@@ -196,8 +196,8 @@ INTENTS: tuple[Intent, ...] = (
         "assess",
         N_("whether this profile looks normal"),
         Example(
-            "Does this profile look ok?",
-            "Ziet dit profiel er normaal uit?",
+            "Does this look ok?",
+            "Ziet dit er goed uit?",
             N_("what stands out, and whether to worry"),
         ),
         whole=assess.assess,
