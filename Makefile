@@ -47,7 +47,7 @@ test: install browser-deps lint typecheck unit
 FAST := -m "not slow and not browser and not install"
 
 fast: install
-	$(BIN)/python -m pytest -q $(FAST)
+	$(BIN)/python -m pytest -q $(FAST) $(ARGS)
 
 check: lint typecheck fast
 

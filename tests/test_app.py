@@ -236,6 +236,7 @@ def test_the_flame_graph_script_never_parses_names_as_html() -> None:
     assert "textContent" in script and "fillText" in script
 
 
+@pytest.mark.slow  # 50,000 functions through the whole page
 def test_fifty_thousand_functions_under_one_root_draw_the_budgeted_bars() -> None:
     b = ProfileBuilder(SampleType("alloc_space", "bytes"))
     for i in range(50_000):
@@ -302,6 +303,7 @@ def runtime_for_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
+@pytest.mark.slow  # twenty app sessions at once
 @pytest.mark.usefixtures("runtime_for_threads")
 def test_twenty_concurrent_sessions_do_not_cross_talk() -> None:
     n = 20
