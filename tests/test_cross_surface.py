@@ -487,6 +487,7 @@ def test_noise_frames_are_never_called_responsible() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.slow  # 43 profiles through every surface: about 20 s
 def test_every_surface_agrees_on_every_real_profile(real_dir: Path) -> None:
     checked = 0
     for path in sorted(p for p in real_dir.rglob("*") if p.is_file() and p.suffix != ".md"):
