@@ -79,10 +79,17 @@ def default_path(environ: Mapping[str, str]) -> str:
     return os.path.join(base, "explainer", "config.toml")
 
 
+def config_path(config: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The config file this command reads (whether or not it exists): never a place to write to."""
+    env = os.environ if environ is None else environ
+    given = config or env.get(ENV_CONFIG)
+    return os.path.expanduser(given) if given else default_path(env)
+
+
 def load_context(config: str | None, context: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The chosen context's settings ({} without a file or a context)."""
     given = config or environ.get(ENV_CONFIG)
-    path = os.path.expanduser(given) if given else default_path(environ)
+    path = config_path(config, environ)
     try:
         with open(path, "rb") as f:
             data = tomllib.loads(f.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
