@@ -47,10 +47,10 @@ def _score(text: str) -> float:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    from explainer.cli.config import config_path
     from explainer.evaluation import questions, report
     from explainer.evaluation import run as runner
     from explainer.explain import LlmSettings
-    from explainer.cli.config import config_path
     from explainer.writers import check_not_an_input, write_atomic
 
     inputs = [args.set, config_path(getattr(args, "config", None))]
