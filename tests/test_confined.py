@@ -73,7 +73,7 @@ def test_a_symlink_out_of_the_root_is_refused_on_the_descriptor(tmp_path: Path) 
 def test_without_proc_the_walk_refuses_every_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from explainer.readers import confined
 
-    root, outside = _tree(tmp_path)
+    root, _outside = _tree(tmp_path)
     (root / "inner").symlink_to(root / "sub", target_is_directory=True)
     monkeypatch.setattr(confined, "_real_path", lambda fd: None)
     with opened_under(root / "sub" / "p.folded", [root.resolve()]) as file:
