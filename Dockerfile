@@ -24,6 +24,8 @@ RUN pip install --no-cache-dir --no-index --find-links /wheels explainer && rm -
 USER 10001:10001
 WORKDIR /home/explainer
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+# the Pyroscope form queries only $PYROSCOPE_URL: its token never goes to a server a user types
+ENV EXPLAINER_APP_PYROSCOPE_LOCKED=1
 EXPOSE 8501
 # the same path and port as explainer/cli/app.py (HEALTH_PATH, DEFAULT_PORT); tests/test_deploy.py checks
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \

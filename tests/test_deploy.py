@@ -26,11 +26,12 @@ from explainer.cli import app
 from explainer.cli.main import build_parser
 from explainer.explain.llm.settings import KEYS as MODEL_KEYS
 from explainer.pyroscope.auth import ENV_TENANT, ENV_TOKEN, ENV_URL
+from explainer.ui.pyroscope_form import ENV_LOCKED
 from mcp_client import free_port
 
 DOCKERFILE = REPO / "Dockerfile"
 MANIFEST = REPO / "deploy" / "explainer.yaml"
-READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT}
+READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT, ENV_LOCKED}
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
@@ -115,6 +116,8 @@ def test_manifest_settings_are_variables_the_code_reads() -> None:
     passed = set(objects["ConfigMap"]["data"]) | set(objects["Secret"]["stringData"])
     assert passed <= READ_BY_THE_CODE, passed - READ_BY_THE_CODE
     assert objects["ConfigMap"]["data"][ENV_URL].startswith("http://pyroscope.gadget.svc")
+    assert objects["ConfigMap"]["data"][ENV_LOCKED] == "1"  # issue 26: locked to that server by default
+    assert ("ENV", f"{ENV_LOCKED}=1") in instructions(DOCKERFILE.read_text())
     (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
     refs = [next(iter(e.values()))["name"] for e in container["envFrom"]]
     assert refs == [objects["ConfigMap"]["metadata"]["name"], objects["Secret"]["metadata"]["name"]]

@@ -140,10 +140,16 @@ def apply(args: argparse.Namespace, environ: Mapping[str, str] | None = None) ->
         if not hasattr(args, f"{secret}_file") or getattr(args, f"{secret}_file") or env.get(secret_reader):
             continue
         value = env.get(secret_alias) or _from_env_reference(ctx, secret, env)
+        # the secret belongs to the server configured beside it: profilecli's URL, or the context's
+        home = (env.get(SERVER[2]) if env.get(secret_alias) else ctx.get(SERVER[3])) or ""
         if value:
             setattr(args, f"{secret}_value", value)
         elif ctx.get(f"{secret}-file"):
             setattr(args, f"{secret}_file", os.path.expanduser(ctx[f"{secret}-file"]))
+        else:
+            continue
+        if home:
+            args.secret_origin = home
 
 
 def _from_env_reference(ctx: dict[str, Any], secret: str, env: Mapping[str, str]) -> str | None:

@@ -169,6 +169,8 @@ def client_from_args(
     password = password if password is not None else getattr(args, "password_value", None)
     token = token if token is not None else getattr(args, "token_value", None)
     credentials = credentials_from(user=args.user, password=password, token=token, tenant=args.tenant)
+    if getattr(args, "secret_origin", None):  # a context's (or profilecli's) secret: only for its own server
+        credentials = credentials.bound(args.secret_origin)
     if not args.timeout > 0:
         raise QueryError("--timeout must be a positive number of seconds")
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)

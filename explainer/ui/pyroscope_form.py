@@ -33,13 +33,31 @@ def _friendly(exc: BaseException) -> str:
     return friendly(exc)
 
 
+ENV_LOCKED = "EXPLAINER_APP_PYROSCOPE_LOCKED"  # "1": the form queries only $PYROSCOPE_URL (container default)
+
+
+def locked_url() -> str:
+    """The configured server when the form is locked to it (``$EXPLAINER_APP_PYROSCOPE_LOCKED``), else ""."""
+    import os
+
+    if os.environ.get(ENV_LOCKED, "").strip().lower() not in ("1", "true", "yes", "on"):
+        return ""
+    return os.environ.get("PYROSCOPE_URL", "").strip()
+
+
 def _client(st: Any, session: Any) -> Any:
-    """A client for this action only: credentials come from the password widgets and are not kept."""
-    from explainer.pyroscope import PyroscopeClient, credentials_from
+    """A client for this action only: credentials come from the password widgets and are not kept.
+
+    The environment's credentials are bound to ``$PYROSCOPE_URL``'s origin (``credentials_from``),
+    so a URL typed here gets only what is typed with it. A page the server sends back is never
+    echoed beyond one line of status: the form must not become a window onto internal hosts.
+    """
+    from explainer.pyroscope import PyroscopeClient, TransportOptions, credentials_from
 
     ss, auth = st.session_state, st.session_state.get("pyro_auth", AUTH[0])
     tenant = ss.get("pyro_tenant", "").strip() or None
-    if auth == AUTH[3]:
+    fixed = locked_url()
+    if auth == AUTH[3] or fixed:
         creds = credentials_from(tenant=tenant)
     else:
         creds = credentials_from(
@@ -49,7 +67,10 @@ def _client(st: Any, session: Any) -> Any:
             tenant=tenant or "",
             environ={},
         )
-    return PyroscopeClient(ss.get("pyro_url", ""), session=session, credentials=creds, timeout=20.0)
+    options = TransportOptions(quote_bodies=False)
+    return PyroscopeClient(
+        fixed or ss.get("pyro_url", ""), session=session, credentials=creds, timeout=20.0, options=options
+    )
 
 
 def window(st: Any, now_ms: int | None = None) -> Any:
@@ -93,6 +114,12 @@ def _defaults_from_environment(ss: Any) -> None:
 
 def _connection(st: Any) -> None:
     _defaults_from_environment(st.session_state)
+    fixed = locked_url()
+    if fixed:  # the operator's server only: no URL to type, its credentials from the environment
+        st.session_state["pyro_url"] = fixed
+        st.text_input("Server URL", key="pyro_url", disabled=True, help="set by the deployment")
+        st.text_input("Tenant (X-Scope-OrgID, optional)", key="pyro_tenant")
+        return
     st.text_input("Server URL", key="pyro_url", placeholder="http://localhost:4040")
     auth = st.selectbox("Authentication", AUTH, key="pyro_auth")
     if auth == AUTH[1]:
@@ -167,7 +194,8 @@ def panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
 
     _connection(st)
     range_error = _time_range(st)
-    url, auth = st.session_state.get("pyro_url", "").strip(), st.session_state.get("pyro_auth", AUTH[0])
+    url = locked_url() or st.session_state.get("pyro_url", "").strip()
+    auth = st.session_state.get("pyro_auth", AUTH[0])
     try:
         where = (split_url(url)[0], st.session_state.get("pyro_tenant", "").strip(), auth) if url else None
     except Exception as exc:
