@@ -91,8 +91,7 @@ def load_context(config: str | None, context: str | None, environ: Mapping[str, 
     given = config or environ.get(ENV_CONFIG)
     path = config_path(config, environ)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.loads(f.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
+        data = tomllib.loads(_read_config(path).decode("utf-8"))
     except FileNotFoundError:
         if given:
             raise ConfigError(f"config file {clean(str(path), 200)} does not exist") from None
@@ -109,6 +108,25 @@ def load_context(config: str | None, context: str | None, environ: Mapping[str, 
         known = ", ".join(sorted(contexts)) if isinstance(contexts, dict) else ""
         raise ConfigError(f"{path}: no context {clean(str(name), 60)!r} (contexts: {known or 'none'})")
     return _checked(name, contexts[name], path)
+
+
+def _read_config(path: str) -> bytes:
+    """The config file's bytes: a regular file only (opened without blocking, so a FIFO cannot hang
+    the command), with a warning when anyone may write it (it names servers and secret files)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", buffering=0) as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"config file {clean(str(path), 200)} is not a regular file")
+        if info.st_mode & stat.S_IWOTH:
+            from explainer.notices import warn_once
+
+            warn_once(f"config-writable:{path}", f"the config file {clean(path, 200)} is writable by every user "
+                      "(it names servers and secret files); chmod o-w it")  # fmt: skip
+        os.set_blocking(fd, True)
+        return f.read(MAX_CONFIG_BYTES + 1)
 
 
 def _checked(name: str, ctx: dict[str, Any], path: str) -> dict[str, Any]:

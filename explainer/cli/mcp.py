@@ -12,6 +12,7 @@ import argparse
 import os
 from typing import TextIO
 
+from explainer.cli.argtypes import byte_count
 from explainer.cli.server_args import add_connection_arguments
 from explainer.errors import QueryError
 from explainer.pyroscope.auth import ENV_URL
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--max-size",
-        type=int,
+        type=byte_count,
         default=DEFAULT_MAX_DECOMPRESSED,
         metavar="BYTES",
         help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",

@@ -141,9 +141,23 @@ def _server_url(args: argparse.Namespace) -> str:
     # after the flag and the environment: profilecli's variable or the config context (explainer.cli.config)
     fallback = getattr(args, "server_fallback", None) or ""
     url = args.server if args.server and args.server != _FROM_ENV else os.environ.get(ENV_URL) or fallback
+    if args.server and args.server != _FROM_ENV and _has_password(args.server):
+        raise QueryError(
+            "--server URL carries a password (user:password@), which would put a secret on the command line "
+            "(ps, shell history); use --user with --password-file or $PYROSCOPE_PASSWORD"
+        )
     if not url.strip():
         raise QueryError(f"no server: give --server URL or set {ENV_URL}")
     return str(url)
+
+
+def _has_password(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url.strip()).password is not None
+    except ValueError:
+        return False
 
 
 def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
@@ -198,10 +199,19 @@ def credentials_from(
 
 
 def read_secret_file(path: str, what: str) -> str:
-    """The first line of a secret file (a mounted Kubernetes secret, a password manager's fifo)."""
+    """The first line of a secret file (a mounted Kubernetes secret, a password manager's fifo).
+    A file every user may read gets a one-line warning: the secret is only as private as the file."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline(64 * 1024).strip()
+        with open(path, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            line = fh.readline(64 * 1024).decode("utf-8")
     except OSError as exc:
         # the path is ours to show; the content never is
         raise QueryError(f"cannot read the {what} file {path}: {exc.strerror or type(exc).__name__}") from exc
+    except UnicodeDecodeError:
+        raise QueryError(f"the {what} file {path} is not UTF-8 text") from None  # no excerpt: it is a secret
+    if stat.S_ISREG(mode) and mode & stat.S_IROTH:
+        from explainer.notices import warn_once
+
+        warn_once(f"secret-readable:{path}", f"the {what} file {path} can be read by every user; chmod o-r it")
+    return line.strip()

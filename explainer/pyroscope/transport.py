@@ -40,7 +40,7 @@ from explainer.pyroscope.auth import Credentials
 from explainer.readers import jsonsafe
 from explainer.symbols import clean
 
-_ERROR_BODY_CAP = 64 * 1024
+_ERROR_BODY_CAP = 64 * 1024  # a Connect error is a few hundred bytes; a proxy page a few KB
 _MASKED_PREFIX = _ERROR_BODY_CAP  # masked whole before an excerpt (80-200 characters) is cut from it
 _RETRY = frozenset({429, 500, 502, 503, 504})
 _REDIRECT = frozenset({301, 302, 303, 307, 308})
@@ -129,6 +129,13 @@ class Transport:
         self.session = session
         self.base_url = base_url
         self.credentials = credentials.for_url(base_url)  # bound secrets never leave their origin
+        if self.credentials.kind != "none" and not wire.private_transport(base_url):
+            from explainer.notices import warn_once
+
+            host = clean(wire.origin(base_url)[1], 80)
+            warn_once(
+                f"plain-http:{host}", f"credentials go to {host} over plain http:// (readable on the way); use https://"
+            )
         self.options = options or TransportOptions()
         self._event = on_event or (lambda _text: None)
         self._sleep = sleep

@@ -1,6 +1,9 @@
 """Folded (collapsed) stacks: ``root;caller;leaf COUNT`` per line, as Brendan Gregg's tools write.
 
-Documented choices: CRLF and UTF-16 with a BOM are accepted; blank lines are ignored; a line
+Documented choices: lines end at ``\n`` only, as in the tools that write the format (one ``\r``
+before it is dropped, so CRLF files read the same); every other character (U+2028, U+0085,
+``\v``, ``\f``, ``\x1c``, a lone ``\r``) stays inside the name it is in, so a symbol cannot
+start a forged line of its own. UTF-16 with a BOM is accepted; blank lines are ignored; a line
 whose last space-separated field is not a whole number >= 0 is skipped and counted; names may
 contain spaces (we split on the last space); zero counts add nothing; fractional counts are
 skipped (the unit would be a lie); counts above 2**63-1 are rejected.
@@ -25,18 +28,25 @@ def decode_text(data: bytes | bytearray) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def lines(text: str) -> list[str]:
+    """The lines of ``text``: split at ``\n`` only, one trailing ``\r`` dropped from each."""
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+
+
 def looks_folded(text: str) -> bool:
     """True when most non-blank lines of the first few end in `` <integer>`` and none is binary."""
-    lines = [ln for ln in text[:65536].splitlines() if ln.strip()][:50]
-    if not lines or "\x00" in text[:65536]:
+    head = text[:65536]
+    head = head[: head.rfind("\n") + 1] or head  # whole lines only (a cut one could end in a half count)
+    found = [ln for ln in lines(head) if ln.strip()][:50]
+    if not found or "\x00" in text[:65536]:
         return False
-    good = sum(1 for ln in lines if _split(ln) is not None)
-    return good > 0 and good * 2 >= len(lines)
+    good = sum(1 for ln in found if _split(ln) is not None)
+    return good > 0 and good * 2 >= len(found)
 
 
 def _split(line: str) -> tuple[str, int] | None:
-    stack, sep, count = line.rstrip().rpartition(" ")
-    if not sep or not stack.strip() or not count.isdigit():
+    stack, sep, count = line.rstrip(" \t").rpartition(" ")
+    if not sep or not stack.strip() or not (count.isascii() and count.isdigit()):
         return None
     return stack, int(count)
 
@@ -47,7 +57,7 @@ def read_folded(
     text = decode_text(data)
     builder = ProfileBuilder(SampleType(sample_type, unit))
     skipped = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines(text), start=1):
         if not line.strip():
             continue
         parsed = _split(line)
