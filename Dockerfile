@@ -31,4 +31,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
   CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.status == 200 else 1)"]
 ENTRYPOINT ["explainer"]
-CMD ["app", "--host", "0.0.0.0", "--port", "8501"]
+CMD ["app", "--host", "0.0.0.0", "--allow-remote", "--port", "8501"]

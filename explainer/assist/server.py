@@ -163,9 +163,13 @@ def build_server(access: Access) -> MCPServer:
     return server
 
 
-def serve(access: Access, transport: str, host: str, port: int) -> None:
+def serve(
+    access: Access, transport: str, host: str, port: int, *, allowed_hosts: list[str] | None = None, token: str = ""
+) -> None:
     server = build_server(access)
     if transport == "stdio":
         server.run("stdio")
     else:
-        server.run("streamable-http", host=host, port=port)
+        from explainer.mcp_http import serve_http
+
+        serve_http(server, host, port, extra_hosts=allowed_hosts or [], token=token)
