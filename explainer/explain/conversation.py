@@ -189,7 +189,11 @@ class Conversation:
         toolbox = Toolbox(self.ctx, grounding)
         hosts = self.settings.link_hosts
         verifier = LineVerifier(
-            grounding, self.ctx.names, transform=lambda line: sanitize_markdown(line, hosts=hosts)[0], question=question
+            grounding,
+            self.ctx.names,
+            transform=lambda line: sanitize_markdown(line, hosts=hosts)[0],
+            question=question,
+            advice_hosts=hosts,
         )
         outcome = Outcome()
         shown: list[str] = []
