@@ -51,8 +51,21 @@ def _split(line: str) -> tuple[str, int] | None:
     return stack, int(count)
 
 
+def _check_names(builder: ProfileBuilder, max_names: int) -> None:
+    from explainer.readers.cost import CostBudget
+
+    count = len(builder.intern_table())
+    if count > max_names:
+        CostBudget(max_names=max_names).check("max_names", count, at_least=True)
+
+
 def read_folded(
-    data: bytes | bytearray, *, unit: str = "count", sample_type: str = "samples", location: str = ""
+    data: bytes | bytearray,
+    *,
+    unit: str = "count",
+    sample_type: str = "samples",
+    location: str = "",
+    max_names: int | None = None,
 ) -> Profile:
     text = decode_text(data)
     builder = ProfileBuilder(SampleType(sample_type, unit))
@@ -72,6 +85,8 @@ def read_folded(
             skipped += 1
             continue
         builder.add(frames, count)
+        if max_names is not None and not number % 4096:  # a million names: refused early, not after reading
+            _check_names(builder, max_names)
     if not len(builder):
         raise DecodeError(f"folded stacks: no line of the form 'a;b;c COUNT' ({skipped} lines skipped)")
     return builder.build(source=Source("file", location, "folded"), truncation=Truncation(skipped_lines=skipped))
