@@ -25,6 +25,7 @@ from explainer.assist.sources import Access, ServerQuery
 from explainer.errors import ExplainerError
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.work_gate import WorkGate
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +72,14 @@ def _as_result(result: tools.Result) -> CallToolResult:
     )
 
 
+_GATE: list[WorkGate] = []  # time per call and calls in flight (explainer.work_gate), made on first use
+
+
 def _run(make: Callable[[], tools.Result]) -> CallToolResult:
     try:
-        return _as_result(make())
+        if not _GATE:
+            _GATE.append(WorkGate.from_env("the MCP server"))
+        return _as_result(_GATE[0].run(make))
     except ExplainerError as exc:
         raise ToolError(clean(str(exc), 400)) from exc
     except Exception as exc:  # a bug: logged here, never a traceback or internals to the caller

@@ -84,15 +84,30 @@ def window(st: Any, now_ms: int | None = None) -> Any:
     return parse_window(WINDOWS.get(choice, "now-1h"), "now", now)
 
 
+_GATES: list[Any] = []
+
+
+def _gate() -> Any:
+    """One gate for the app's process: every session's Pyroscope calls share its slots and time."""
+    if not _GATES:
+        from explainer.work_gate import WorkGate
+
+        _GATES.append(WorkGate.from_env("the app"))
+    return _GATES[0]
+
+
 def _server_call(st: Any, call: Callable[[Any, Any], Any], span: Any = None) -> tuple[Any, str]:
     """Run ``call(client, window)`` with a fresh HTTP session; (result, "") or (None, message)."""
     import requests
 
-    try:
-        with requests.Session() as http:
-            return call(_client(st, http), span if span is not None else window(st)), ""
+    http = requests.Session()
+    try:  # the widgets are read here, in the script's thread; only the server call runs in the gate's
+        client, when = _client(st, http), span if span is not None else window(st)
+        return _gate().run(lambda: call(client, when)), ""
     except Exception as exc:  # every server failure becomes a message
         return None, _friendly(exc)
+    finally:
+        http.close()  # a call given up after its time fails soon after, releasing its slot
 
 
 def _discover(client: Any, span: Any) -> dict[str, Any]:
