@@ -1,11 +1,12 @@
 # Two commands matter: `make run` and `make test`. Everything else is what they stand on.
+# `make check` is the fast lane while you work: lint, types and the fast tests (under 2 minutes on 2 cores).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run analyze test lint typecheck unit browser-deps bench clean fixtures catalogs
+.PHONY: install run analyze test check fast lint typecheck unit browser-deps bench clean fixtures catalogs lock
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
 $(STAMP): pyproject.toml setup.py explainer/_fold.c explainer/_fold_kernels.h
@@ -30,8 +31,8 @@ browser-deps:
 	  else echo "chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; }
 
 lint: install
-	$(BIN)/ruff check explainer tests bench tools
-	$(BIN)/ruff format --check explainer
+	$(BIN)/ruff check app.py explainer tests bench tools
+	$(BIN)/ruff format --check app.py explainer tests
 
 typecheck: install
 	$(BIN)/mypy
@@ -41,12 +42,28 @@ unit: install
 
 test: install browser-deps lint typecheck unit
 
+# The tests marked slow (browser, wheel install, fault injection, deadlines, big profiles, many
+# subprocesses; see the markers in pyproject.toml) run only in `make test`.
+FAST := -m "not slow and not browser and not install"
+
+fast: install
+	$(BIN)/python -m pytest -q $(FAST)
+
+check: lint typecheck fast
+
 fixtures: install
 	$(BIN)/python -m explainer.demo
 
 # Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
 catalogs: install
 	$(BIN)/python tools/catalogs.py
+
+# The image's dependencies, pinned with hashes for the image's Python and platform (tests/test_deploy.py
+# checks the lock against pyproject.toml). Needs the package index.
+lock: install
+	$(BIN)/python -m pip install --quiet 'uv>=0.5,<1'
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.12 --python-platform x86_64-manylinux_2_28 \
+	  --generate-hashes --custom-compile-command "make lock" --quiet -o requirements.lock
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -3,7 +3,7 @@
 
 usage: python bench/run.py [--sizes 5000,50000,500000,2000000] [--repeat N] [--quick]
 
-Generates (once, cached in bench/.work/) GPU-memory profiles with shared/tools/gen_gpu_profile.py,
+Generates (once, cached in bench/.work/) GPU-memory profiles with tools/gen_gpu_profile.py,
 runs each command as its own process a few times, interleaved (one run of each, then again), and
 reports the median wall time and the peak RSS of each child with the load average it ran under,
 the ratios, the fitted scaling exponent, the start-up time, and PASS/FAIL against the targets
@@ -11,8 +11,8 @@ the ratios, the fitted scaling exponent, the start-up time, and PASS/FAIL agains
 target or the top-1 agreement check fails.
 
 Environment: EXPLAINER_BIN overrides the explainer command (default: the `explainer` console
-script next to sys.executable); EXPLAINER_SHARED points at the shared/ folder (default: ../shared
-relative to the repo root).
+script next to sys.executable). Needs nothing beside the repository: the generator is
+tools/gen_gpu_profile.py, and Go (for pprof) is installed from Debian when missing.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 WORK_DIR = REPO_ROOT / "bench" / ".work"
 RESULTS = REPO_ROOT / "bench" / "results.md"
 FLOOR = REPO_ROOT / "bench" / "floor.py"
-SMALL_FILE = REPO_ROOT / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+SMALL_FILE = REPO_ROOT / "fixtures" / "demo_vllm_gpu.pb.gz"
 SEED = 1
 QUESTION = "What uses the most GPU memory?"
 # the targets of issue 13, checked side by side in one run
@@ -101,17 +101,11 @@ def explainer_command() -> list[str]:
     return [str(exe)]
 
 
-def shared_dir() -> Path:
-    env = os.environ.get("EXPLAINER_SHARED")
-    return Path(env) if env else REPO_ROOT.parent / "shared"
-
-
 def generator_script() -> Path:
-    base = shared_dir()
-    for candidate in (base / "tools" / "gen_gpu_profile.py", base / "gen_gpu_profile.py"):
-        if candidate.is_file():
-            return candidate
-    raise BenchError(f"gen_gpu_profile.py not found under {base} (set EXPLAINER_SHARED to the shared/ folder)")
+    script = REPO_ROOT / "tools" / "gen_gpu_profile.py"  # our own generator, in the repository
+    if not script.is_file():
+        raise BenchError(f"the profile generator is missing at {script}")
+    return script
 
 
 def ensure_go() -> None:

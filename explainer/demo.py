@@ -7,8 +7,9 @@ activations, the cuBLAS workspace, unresolved driver code) 0.53 GB, under 1%. Th
 own example, entry first. Values are cumulative bytes allocated through ``cuMemAlloc*``, as
 the AKS GPU profiler (Inspektor Gadget) reports them: sample type ``malloc``, unit ``bytes``.
 
-``python -m explainer.demo`` (``make fixtures``) rewrites the packaged ``explainer/fixtures/demo_vllm_gpu.pb.gz``
-from this table; ``--demo`` in place of a SOURCE reads the same profile.
+``python -m explainer.demo`` (``make fixtures``) rewrites the repository's
+``fixtures/demo_vllm_gpu.pb.gz`` (``explainer.fixtures`` in a wheel) from this table; ``--demo`` in
+place of a SOURCE reads the same profile.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ STACKS: list[tuple[list[str], int]] = [
 ]
 
 SAMPLE_TYPE = SampleType("malloc", "bytes")
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "demo_vllm_gpu.pb.gz"  # package data
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_vllm_gpu.pb.gz"  # the repository's fixtures/
 
 
 def demo_profile() -> Profile:

@@ -136,7 +136,7 @@ class QuestionSetError(ExplainerError):
 
 
 class ConfigError(ExplainerError):
-    hint = "see docs/config.md"
+    hint = "run `explainer contexts --help` for the file's format"
 
 
 class ModelError(ExplainerError):

@@ -65,6 +65,58 @@ def to_pprof(profile: Profile) -> bytes:
     return buf.getvalue()
 
 
+MAX_JSON_NODES = 2_000_000
+"""A flame graph in JSON holds every node of the call tree: past this, pprof is the format to keep."""
+
+
+def to_flamebearer(profile: Profile) -> dict[str, object]:
+    """The whole call tree as Pyroscope's flame-graph JSON (``flamebearer``, single form), which the
+    flame-graph reader reads back to the same stacks and totals. Each level is a row of
+    ``[x_delta, total, self, name]``, ``x`` delta-encoded against the end of the previous node in
+    the row; children sit left to right in name order under their parent's span."""
+    from explainer.analysis.tree import build_tree  # only this export needs the call tree
+
+    tree = build_tree(profile, max_nodes=0)
+    if tree.size > MAX_JSON_NODES:
+        raise OutputError(
+            f"the call tree has {tree.size:,} nodes, more than a JSON flame graph holds here ({MAX_JSON_NODES:,})",
+            hint="write it as pprof=FILE instead",
+        )
+    names: list[str] = []
+    index: dict[str, int] = {}
+    levels: list[list[int]] = []
+    row_end: list[int] = []
+    pending = [(0, 0)]  # (node, x): depth first, so every row fills left to right
+    while pending:
+        node, x = pending.pop()
+        depth = int(tree.depth[node])
+        if depth == len(levels):
+            levels.append([])
+            row_end.append(0)
+        name = tree.name(node)
+        if name not in index:
+            index[name] = len(names)
+            names.append(name)
+        total = int(tree.total[node])
+        levels[depth] += [x - row_end[depth], total, int(tree.self[node]), index[name]]
+        row_end[depth] = x + total
+        child_x, children = x, []
+        for child in tree.children(node):
+            children.append((child, child_x))
+            child_x += int(tree.total[child])
+        pending.extend(reversed(children))
+    return {
+        "version": 1,
+        "flamebearer": {
+            "names": names,
+            "levels": levels,
+            "numTicks": int(tree.total[0]),
+            "maxSelf": int(tree.self.max()) if tree.size else 0,
+        },
+        "metadata": {"format": "single", "name": profile.sample_type.type, "units": profile.sample_type.unit},
+    }
+
+
 def check_not_an_input(output: str | Path, inputs: Iterable[str | Path | None]) -> None:
     """Refuse an output that is one of the command's inputs: same resolved path, or the same file
     (device and inode: a hard link, a symlink, ``./x`` and ``x``). ``-`` and None are skipped."""
@@ -88,7 +140,7 @@ def check_not_an_input(output: str | Path, inputs: Iterable[str | Path | None]) 
             )
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+def write_atomic(path: str | Path, text: str | bytes) -> None:
     """Replace the regular file ``path`` (or create it) with ``text``, atomically.
 
     Only a regular file is ever replaced: a symlink, device, FIFO, socket or directory at the path
@@ -101,4 +153,4 @@ def write_atomic(path: str | Path, text: str) -> None:
     """
     from explainer.safe_write import replace_regular_file
 
-    replace_regular_file(Path(path), text.encode("utf-8"))
+    replace_regular_file(Path(path), text if isinstance(text, bytes) else text.encode("utf-8"))

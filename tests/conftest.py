@@ -15,7 +15,7 @@ from explainer.model import Profile, ProfileBuilder, SampleType
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EXPLAINER_SHARED", REPO.parent / "shared"))
 REAL = Path(os.environ.get("EXPLAINER_REAL_PROFILES", SHARED / "profiles" / "real"))
-GENERATOR = SHARED / "tools" / "gen_gpu_profile.py"
+GENERATOR = REPO / "tools" / "gen_gpu_profile.py"  # our own generator, in the repository
 
 
 @pytest.fixture(autouse=True)
@@ -36,8 +36,7 @@ def real_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def generator() -> Path:
-    if not GENERATOR.is_file():
-        pytest.skip(f"profile generator not found at {GENERATOR} (set EXPLAINER_SHARED)")
+    assert GENERATOR.is_file(), f"profile generator missing at {GENERATOR}"
     return GENERATOR
 
 
@@ -60,8 +59,7 @@ def generated_profile(stacks: int, seed: int = 1) -> Path:
     """A vLLM GPU profile from the shared generator, made once and kept in .pytest_cache/gen."""
     out = REPO / ".pytest_cache" / "gen" / f"gpu-{stacks}-seed{seed}.pb.gz"
     if not out.is_file():
-        if not GENERATOR.is_file():
-            pytest.skip(f"profile generator not found at {GENERATOR} (set EXPLAINER_SHARED)")
+        assert GENERATOR.is_file(), f"profile generator missing at {GENERATOR}"
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_suffix(".partial")
         subprocess.run(

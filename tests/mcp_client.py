@@ -44,9 +44,7 @@ def session(server: list[str] | str, calls: list[tuple[str, dict[str, Any]]], cw
         target: StdioServerParameters | str = (
             server
             if isinstance(server, str)
-            else StdioServerParameters(
-                command=server[0], args=server[1:], cwd=cwd, env={"PATH": os.environ.get("PATH", "")}
-            )
+            else StdioServerParameters(command=server[0], args=server[1:], cwd=cwd, env=_environment())
         )
         with anyio.fail_after(300):  # a hung server fails the test instead of hanging the run
             return await _calls(target)
@@ -62,6 +60,12 @@ def session(server: list[str] | str, calls: list[tuple[str, dict[str, Any]]], cw
             return Session({t.name: t for t in listed.tools}, results)
 
     return anyio.run(run)
+
+
+def _environment() -> dict[str, str]:
+    """Only what the server needs; PYTHONPATH too, so a checkout run from its own path tests its own code."""
+    keep = ("PATH", "PYTHONPATH")
+    return {k: os.environ[k] for k in keep if k in os.environ}
 
 
 def free_port() -> int:

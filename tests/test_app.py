@@ -27,7 +27,7 @@ from explainer.readers.flamegraph import encode_flamegraph
 from explainer.ui import flamegraph, pyroscope_form, sources
 from explainer.writers import to_folded, to_pprof
 
-APP = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
 QUESTION = "What uses the most GPU memory?"
 KV = "GPUModelRunner._allocate_kv_cache_tensors"
 HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert('x')</script>", "![t](http://evil.invalid/t.png)")

@@ -11,7 +11,7 @@ from conftest import REPO
 from explainer.cli.main import main
 from explainer.demo import SEED_CHAIN
 
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 
 def run(*args: str) -> tuple[int, str, str]:

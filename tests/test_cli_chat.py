@@ -14,9 +14,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import REPO
 
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+pytestmark = pytest.mark.slow  # real processes, one through a pseudo-terminal
+
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 CLI = [sys.executable, "-c", "import sys; from explainer.cli.main import main; sys.exit(main())"]
 
 

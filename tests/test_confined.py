@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer.assist.sources import Access
+from explainer.mcp_server.sources import Access
 from explainer.errors import ExplainerError, QueryError
 from explainer.readers.confined import open_under, opened_under
 

@@ -21,7 +21,7 @@ from openai_server import Fault, OpenAIServer, Reply
 from explainer.cli.main import main
 from explainer.evaluation.questions import BUILT_IN, load
 
-FIXTURE = Path(__file__).resolve().parent.parent / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # question -> (the scripted answer or a fault, the score the checks must give it)
 SCRIPT: dict[str, tuple[str | Fault, float]] = {

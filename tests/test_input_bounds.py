@@ -41,6 +41,8 @@ PROCESS_DEADLINE_S = 10.0  # a subprocess that has not ended by then is hung (th
 # has grown to hundreds of MB would report that, not its own peak.
 _LAUNCHER = """
 import os, subprocess, sys
+
+pytestmark = pytest.mark.slow  # devices, FIFOs, gzip bombs and peak memory, in subprocesses
 child = subprocess.Popen(sys.argv[2:])
 _pid, status, usage = os.wait4(child.pid, 0)
 with open(sys.argv[1], "w") as report:

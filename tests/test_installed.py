@@ -31,7 +31,8 @@ from explainer.cli.main import build_parser
 from mcp_client import free_port, session
 
 pytestmark = pytest.mark.install
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "app.py")
+DATA_DIRS = ("explainer", "prompts", "fixtures")  # the design's layout: prompts/ and fixtures/ at the root
 GPU = "process_cpu:malloc:bytes::"
 
 
@@ -66,7 +67,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     base = tmp_path_factory.mktemp("installed")
     assert not base.resolve().is_relative_to(REPO)
     src = base / "src"
-    shutil.copytree(REPO / "explainer", src / "explainer", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    for folder in DATA_DIRS:
+        shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     for name in SOURCES:
         shutil.copy2(REPO / name, src / name)
     _pip(sys.executable, "wheel", "--no-deps", "--quiet", "--wheel-dir", str(base / "dist"), str(src))
@@ -93,6 +95,17 @@ def test_the_wheel_holds_the_data_and_the_licence(installed: Installed) -> None:
         check=True,
     ).stdout
     assert "site-packages" in where and not Path(where.strip()).is_relative_to(REPO)
+    script = subprocess.run(
+        [str(installed.bin / "python"), "-c", "from explainer.cli.app import APP_SCRIPT as s; print(s, s.is_file())"],
+        cwd=installed.work,
+        env=installed.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert script[1] == "True" and "site-packages" in script[0], script  # the root's app.py, carried in the wheel
+    packaged_app = next(installed.bin.parent.glob("lib/python*/site-packages/explainer/ui/app.py"))
+    assert packaged_app.read_bytes() == (REPO / "app.py").read_bytes()
 
 
 def test_every_verb_runs_from_the_install(installed: Installed) -> None:

@@ -12,7 +12,6 @@ because every phase allocates for exactly that purpose; the two activation phase
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import time
@@ -34,16 +33,7 @@ PHASE_CATEGORY = dict(kv_cache="kv-cache", weights="weights", compile="torch-com
 PHASE_CATEGORY |= dict(profile_run="activations", serve="activations")
 
 
-def _generator_path() -> Path | None:
-    shared = os.environ.get("EXPLAINER_SHARED")
-    for base in ([Path(shared)] if shared else []) + [ROOT.parent / "shared"]:
-        path = base / "tools" / "gen_gpu_profile.py"
-        if path.is_file():
-            return path
-    return None
-
-
-GENERATOR = _generator_path()
+GENERATOR: Path | None = ROOT / "tools" / "gen_gpu_profile.py"  # our own generator, in the repository
 
 
 def _load_generator() -> ModuleType:
@@ -169,7 +159,7 @@ def test_seed_example_shares() -> None:
 
 
 def test_bundled_demo_fixture() -> None:
-    path = ROOT / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"  # built by the lead's `python -m explainer.demo`
+    path = ROOT / "fixtures" / "demo_vllm_gpu.pb.gz"  # built by the lead's `python -m explainer.demo`
     if not path.is_file():
         pytest.skip(f"{path} not built yet")
     shares = {c.category: c.share for c in kb.category_breakdown(read_path(path))}

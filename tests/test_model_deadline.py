@@ -27,6 +27,8 @@ from explainer.explain import Conversation, LlmSettings
 from explainer.model import Profile
 from explainer.writers import to_pprof
 
+pytestmark = pytest.mark.slow  # deadlines against a hanging or dripping model server
+
 DEADLINE_S = 5.0
 MARGIN_S = 1.0
 FAULTS = {

@@ -135,6 +135,7 @@ CLI_FAULTS = [
 ]
 
 
+@pytest.mark.slow  # each fault runs to its deadline
 @pytest.mark.parametrize(("fault", "message"), [f[1:] for f in CLI_FAULTS], ids=[f[0] for f in CLI_FAULTS])
 def test_faults_end_in_one_line_and_exit_2_within_the_deadline(server, monkeypatch, fault, message) -> None:
     monkeypatch.setenv("PYROSCOPE_TOKEN", CANARY)
@@ -280,6 +281,7 @@ def test_slow_query_shows_progress_on_a_terminal_only(server, monkeypatch, capsy
 # -- a real process --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a real process and a wall-clock bound
 def test_a_real_process_exits_2_with_one_line_even_with_a_stuck_request(server) -> None:
     server.fault = Fault("hang")
     cmd = [sys.executable, "-m", "explainer.cli.main"]

@@ -27,6 +27,8 @@ from explainer.model import Profile
 from explainer.pyroscope import Credentials, ProfileType, PyroscopeClient, Query, TransportOptions, parse_window
 from explainer.pyroscope.transport import Deadline, Transport
 
+pytestmark = pytest.mark.slow  # fault injection against a live test server, each ending at a deadline
+
 GPU = "process_cpu:malloc:bytes::"
 WINDOW = parse_window("now-1h", "now", int(time.time() * 1000))
 DEADLINE = 1.0

@@ -19,7 +19,9 @@ import pytest
 
 from conftest import REPO
 
-DEMO = REPO / "explainer" / "fixtures" / "demo_vllm_gpu.pb.gz"
+pytestmark = pytest.mark.slow  # a fresh interpreter per probe
+
+DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # (module, why a file-reading command must not import it)
 NOT_FOR_A_FILE = (

@@ -28,7 +28,7 @@ from explainer.ui import cache, serve, sources
 from explainer.ui.cache import SharedCache, input_key
 from explainer.writers import to_folded, to_pprof
 
-APP = str(Path(__file__).resolve().parent.parent / "explainer" / "ui" / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def folded(top: str) -> bytes:

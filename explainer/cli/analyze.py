@@ -6,6 +6,7 @@ import argparse
 from typing import TextIO
 
 from explainer.analysis.summary import Options, summarize
+from explainer.cli.outputs import add_output_arguments, write_outputs
 from explainer.cli.sources import add_source_arguments, load_profile
 from explainer.cli.terminal import json_text
 from explainer.report.analyze import to_json, to_markdown, to_text
@@ -34,11 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)"
     )
+    add_output_arguments(p, what="the profile as read (before --focus/--ignore)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    summary = summarize(load_profile(args), options_from(args))
+    profile = load_profile(args)
+    write_outputs(profile, args.output, (args.source, getattr(args, "config", None)))
+    summary = summarize(profile, options_from(args))
     if args.format == "json":
         out.write(json_text(to_json(summary)))
         out.write("\n")

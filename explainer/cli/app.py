@@ -1,7 +1,7 @@
 """``explainer app [SOURCE]``: the Streamlit chat app with the packaged settings, on the demo by default.
 
-The app script and its Streamlit settings are package data (``explainer/ui/app.py``,
-``explainer/ui/streamlit.toml``), so this works from any install, in any directory. Streamlit
+The app script (the repository's ``app.py``; ``explainer/ui/app.py`` in a wheel) and its Streamlit
+settings (``explainer/ui/streamlit.toml``) are package data, so this works from any install, in any directory. Streamlit
 only reads ``.streamlit/config.toml`` from the working directory, so the packaged settings are
 passed as command-line flags instead; ``--host``/``--port`` override them. The process is
 replaced by Streamlit's (``exec``): Ctrl-C and a container's SIGTERM reach the server directly.
@@ -20,7 +20,9 @@ from explainer.errors import QueryError, SourceNotFoundError
 from explainer.symbols import clean
 
 UI = Path(__file__).resolve().parent.parent / "ui"
-APP_SCRIPT = UI / "app.py"
+# The Streamlit script: the repository's root app.py (`streamlit run app.py`), which a wheel carries
+# as explainer/ui/app.py (setup.py copies it there)
+APP_SCRIPT = next((p for p in (UI / "app.py", UI.parent.parent / "app.py") if p.is_file()), UI / "app.py")
 CONFIG = UI / "streamlit.toml"
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8501
 HEALTH_PATH = "/_stcore/health"  # Streamlit's liveness endpoint: the container's HEALTHCHECK and k8s probes

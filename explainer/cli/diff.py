@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TextIO
 
 from explainer.analysis.diff import DEFAULT_MIN_RELATIVE, DEFAULT_MIN_SHARE, NoiseFloor, diff_profiles
+from explainer.cli.outputs import add_output_arguments, write_outputs
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import QueryError
@@ -101,6 +102,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_diff_options(p)
     add_baseline_server_arguments(p)
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
+    add_output_arguments(p, what="the NEW profile")
+    add_output_arguments(p, flag="--baseline-output", what="the baseline (BASE) profile")
     p.set_defaults(run=run)
 
 
@@ -146,6 +149,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.top < 1:
         raise QueryError("--top must be at least 1")
     before, after = load_pair(args)
+    inputs = (args.base, args.new, getattr(args, "config", None))
+    write_outputs(after, args.output, inputs)
+    write_outputs(before, args.baseline_output, inputs)
     diff = diff_profiles(before, after, floor_from(args))
     if args.format == "json":
         out.write(json_text(to_json(diff, args.top)))

@@ -9,7 +9,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any, TextIO, cast
+from typing import IO, Any, NoReturn, TextIO, cast
 
 from explainer import __version__
 from explainer.cli.terminal import TerminalText, terminal_safe
@@ -73,6 +73,12 @@ class _Parser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:  # type: ignore[override]
         super()._print_message(terminal_safe(message) if message else message, file)
+
+    def error(self, message: str) -> NoReturn:
+        """One line, like every other error: what is wrong and where the options are listed (argparse's
+        own ``error`` prints the whole usage first, 11 lines for ``analyze``)."""
+        self._print_message(f"{self.prog}: error: {message} (run `{self.prog} --help`)\n", sys.stderr)
+        self.exit(EXIT_ERROR)
 
 
 def build_parser(running: str = ALL) -> argparse.ArgumentParser:

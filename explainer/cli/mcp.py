@@ -13,7 +13,7 @@ import os
 from typing import TextIO
 
 from explainer.cli.argtypes import byte_count
-from explainer.cli.server_args import add_connection_arguments
+from explainer.cli.server_args import add_connection_arguments, server_source
 from explainer.errors import QueryError
 from explainer.netbind import check_bind, is_loopback
 from explainer.pyroscope.auth import ENV_URL
@@ -40,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "mcp",
         help="serve the analyzer to coding assistants (Model Context Protocol, stdio or HTTP)",
         description="Run an MCP server with read-only tools: analyze, top_functions, function_details, "
-        "call_chain, callers_callees, diff, handoff and ask (offline). Profiles are read only under --root; "
-        "'pyroscope' sources query the server given here.",
+        "call_chain, callers_callees, symbol_meaning, search_functions, diff, handoff and ask (offline). Every "
+        "call names its source; profiles are read only under --root; 'pyroscope' sources query the server given here.",
     )
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
     p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"HTTP bind address (default {DEFAULT_HOST})")
@@ -83,8 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.assist.server import serve
-    from explainer.assist.sources import Access
+    from explainer.mcp_server.server import serve
+    from explainer.mcp_server.sources import Access
 
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
             warn_once("mcp-no-token", f"the MCP server has no bearer token; set --auth-token-file or ${ENV_MCP_TOKEN}")
     configured = args.server or os.environ.get(ENV_URL) or getattr(args, "server_fallback", None)
-    server = args if configured else None
+    server = server_source(args) if configured else None
     access = Access.under(args.root or [os.getcwd()], server=server, max_size=args.max_size)
     serve(access, args.transport, args.host, args.port, allowed_hosts=args.allowed_host, token=token)
     return 0

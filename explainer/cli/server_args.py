@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the Pyroscope modules (HTTP among them) are imported only w
     from explainer.model import Profile
     from explainer.pyroscope.client import PyroscopeClient
     from explainer.pyroscope.query import TimeRange
+    from explainer.pyroscope.source import ServerSource
     from explainer.pyroscope.transport import Event
 
 _FROM_ENV = "\0env"  # ``--server`` given without a value
@@ -170,12 +171,12 @@ def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:
     return out
 
 
-def client_from_args(
-    args: argparse.Namespace, session: requests.Session, on_event: Event | None = None
-) -> PyroscopeClient:
+def server_source(args: argparse.Namespace) -> ServerSource:
+    """The :class:`ServerSource` the flags and the environment describe (the one object every
+    surface opens a server with)."""
     from explainer.pyroscope.auth import credentials_from, read_secret_file
-    from explainer.pyroscope.client import PyroscopeClient
-    from explainer.pyroscope.transport import TransportOptions
+    from explainer.pyroscope.selector import build_selector
+    from explainer.pyroscope.source import ServerSource
 
     # *_value: a secret from profilecli's variables or the context's *-env reference (never a flag)
     password = read_secret_file(args.password_file, "password") if args.password_file else None
@@ -188,17 +189,25 @@ def client_from_args(
     if not args.timeout > 0:
         raise QueryError("--timeout must be a positive number of seconds")
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)
-    # --max-size keeps its file meaning (384 MiB) unless set; a JSON answer that big is a mistake
-    cap = TransportOptions().max_response if max_size == DEFAULT_MAX_DECOMPRESSED else max_size
-    options = TransportOptions(max_response=cap)
-    return PyroscopeClient(
+    return ServerSource(
         _server_url(args),
-        session=session,
-        credentials=credentials,
+        credentials,
         timeout=args.timeout,
-        options=options,
-        on_event=on_event,
+        # --max-size keeps its file meaning (384 MiB) unless set; a JSON answer that big is a mistake
+        max_response=None if max_size == DEFAULT_MAX_DECOMPRESSED else max_size,
+        profile_type=getattr(args, "profile_type", None) or "gpu-memory",
+        selector=build_selector(args.selector, _labels(args)),
+        start=args.start,
+        end=args.end,
+        max_nodes=getattr(args, "max_nodes", DEFAULT_MAX_NODES),
+        full_profile=bool(getattr(args, "full_profile", False)),
     )
+
+
+def client_from_args(
+    args: argparse.Namespace, session: requests.Session, on_event: Event | None = None
+) -> PyroscopeClient:
+    return server_source(args).client(session, on_event)
 
 
 def window_from_args(args: argparse.Namespace, now_ms: int | None = None) -> TimeRange:
@@ -216,21 +225,10 @@ def selector_from_args(args: argparse.Namespace) -> str:
 
 def load_from_server(args: argparse.Namespace) -> Profile:
     """The profile for ``--server``: resolve the type in the window, then one flame-graph query."""
-    import requests
-
-    from explainer.pyroscope.query import Query, check_max_nodes
-
-    window = window_from_args(args)
-    selector = selector_from_args(args)
-    max_nodes = check_max_nodes(args.max_nodes)
-    with requests.Session() as session, Progress(sys.stderr) as progress:
-        client = client_from_args(args, session, progress.note)
-        deadline = client.deadline()  # one budget for discovery and the query together
-        profile_type = client.resolve_type(args.profile_type, window, deadline=deadline)
-        query = Query(profile_type, selector, window, max_nodes)
-        if args.full_profile:
-            return client.profile(query, deadline=deadline)
-        return client.flame_graph(query, deadline=deadline)
+    window_from_args(args)  # a bad --from/--until is reported before credentials are read
+    source = server_source(args)
+    with Progress(sys.stderr) as progress:
+        return source.open(progress.note)
 
 
 class Progress:

@@ -195,7 +195,7 @@ def connection_reason(exc: BaseException) -> str:
             break
         name = type(seen).__name__
         if isinstance(seen, ConnectionRefusedError):
-            return "connection refused (is the server, or kubectl port-forward, running?)"
+            return "connection refused"  # the error's hint says what to check
         if isinstance(seen, requests.exceptions.SSLError):
             return "TLS handshake failed"
         if "NameResolution" in name or "gaierror" in name:

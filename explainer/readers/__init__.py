@@ -132,6 +132,12 @@ def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location:
     options = options or ReadOptions()
     limits.check_input_size(data, options.input_limit)
     raw = limits.gunzip(data, options.max_decompressed) if limits.is_gzip(data) else data
+    fmt = sniff(raw)
+    if fmt != "json":  # one side only: a pprof or folded file cannot hold a baseline and a new profile
+        raise FormatError(
+            f"{location or 'the input'} is one {fmt} profile, not a diff",
+            hint="give two profiles to compare, BASE and NEW, or one Pyroscope diff flame graph in JSON",
+        )
     return read_flamegraph_pair(loads(raw, what="flame-graph JSON"), unit=options.unit, location=location)
 
 

@@ -9,7 +9,7 @@ in model mode the exact text that would leave the machine is shown before it is 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from explainer import markdown
@@ -161,15 +161,13 @@ def without_secrets(settings: LlmSettings) -> LlmSettings:
     return replace(settings, **changes)
 
 
+@dataclass(frozen=True)
 class Keyed:
-    """A session's stored Conversation plus this run's settings.
+    """A session's stored Conversation (kept without secrets between reruns) and this run's
+    settings, which travel with each call and are never stored on it."""
 
-    The Conversation lives in ``st.session_state`` between reruns, so between calls it holds
-    settings without secrets; the key is lent to it only for the duration of one call.
-    """
-
-    def __init__(self, conv: Conversation, settings: LlmSettings) -> None:
-        self.conv, self.settings = conv, settings
+    conv: Conversation
+    settings: LlmSettings
 
     @property
     def last_answer(self) -> Answer | None:
@@ -179,18 +177,10 @@ class Keyed:
         return self.conv.suggested_questions()
 
     def ask_stream(self, question: str) -> Iterator[str]:
-        self.conv.settings = self.settings
-        try:
-            yield from self.conv.ask_stream(question)
-        finally:
-            self.conv.settings = without_secrets(self.settings)
+        return self.conv.ask_stream(question, self.settings)
 
     def outgoing_preview(self, question: str) -> str:
-        self.conv.settings = self.settings
-        try:
-            return self.conv.outgoing_preview(question)
-        finally:
-            self.conv.settings = without_secrets(self.settings)
+        return self.conv.outgoing_preview(question, self.settings)
 
 
 def conversation(

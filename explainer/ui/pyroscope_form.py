@@ -19,6 +19,7 @@ from explainer import units
 from explainer.errors import SelectorError
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.ui.friendly import friendly
 from explainer.ui.state import SessionData
 
 AUTH = ("None", "User + password", "Bearer token", "PYROSCOPE_* environment variables")
@@ -28,8 +29,6 @@ ANY = "(any)"
 
 
 def _friendly(exc: BaseException) -> str:
-    from explainer.ui.sources import friendly
-
     return friendly(exc)
 
 
@@ -52,7 +51,8 @@ def _client(st: Any, session: Any) -> Any:
     so a URL typed here gets only what is typed with it. A page the server sends back is never
     echoed beyond one line of status: the form must not become a window onto internal hosts.
     """
-    from explainer.pyroscope import PyroscopeClient, TransportOptions, credentials_from
+    from explainer.pyroscope import credentials_from
+    from explainer.pyroscope.source import ServerSource
 
     ss, auth = st.session_state, st.session_state.get("pyro_auth", AUTH[0])
     tenant = ss.get("pyro_tenant", "").strip() or None
@@ -67,10 +67,7 @@ def _client(st: Any, session: Any) -> Any:
             tenant=tenant or "",
             environ={},
         )
-    options = TransportOptions(quote_bodies=False)
-    return PyroscopeClient(
-        fixed or ss.get("pyro_url", ""), session=session, credentials=creds, timeout=20.0, options=options
-    )
+    return ServerSource(fixed or ss.get("pyro_url", ""), creds, timeout=20.0, quote_bodies=False).client(session)
 
 
 def window(st: Any, now_ms: int | None = None) -> Any:

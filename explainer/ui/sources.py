@@ -18,11 +18,12 @@ from typing import Any
 
 from explainer import units
 from explainer.demo import demo_profile
-from explainer.errors import ExplainerError, SizeLimitError
+from explainer.errors import SizeLimitError
 from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
 from explainer.ui.cache import SHARED, input_key
+from explainer.ui.friendly import friendly
 from explainer.ui.pyroscope_form import AUTH, panel
 from explainer.ui.state import Loaded, SessionData
 
@@ -50,14 +51,6 @@ class Page:
     baseline: Profile | None
     label: str
     errors: tuple[str, ...] = ()
-
-
-def friendly(exc: BaseException) -> str:
-    """One line a person can act on; never a traceback, never more than a few hundred chars."""
-    if isinstance(exc, ExplainerError):
-        return clean(str(exc), 400)
-    log.exception("unexpected error while reading a profile")
-    return f"Could not read this profile (unexpected {type(exc).__name__}); the error was logged on the server."
 
 
 def app_max_size(secrets: Any = None, environ: Mapping[str, str] | None = None) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 
 from explainer import units
 from explainer.explain.checks.names import normalize
+from explainer.explain.checks.quantities import quantities
 
 KINDS = ("bytes", "time", "percent", "bare", "ratio")  # ratios ("4x the weights") are never grounded, only derived
 
@@ -99,8 +100,6 @@ class Grounding:
 
     def text(self, text: str) -> str:
         """Our own text (e.g. the knowledge base's): its numbers and names become citable."""
-        from explainer.explain.checks.claims import quantities
-
         self.texts.append(normalize(text))
         for q in quantities(text):
             for value, half in q.readings:

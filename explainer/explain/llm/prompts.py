@@ -1,4 +1,4 @@
-"""Prompt templates: files in the package's ``explainer/prompts/``, versioned with the code.
+"""Prompt templates: files in ``prompts/`` (the package ``explainer.prompts``), versioned with the code.
 
 Each file starts with one header line naming the prompt, its version and the exact variables it
 takes, e.g. ``<!-- prompt: answer; version: 1; variables: question, data_block -->``. Rendering
@@ -6,7 +6,7 @@ uses :class:`string.Template` (one pass, so a substituted value is never expande
 insists that the caller passes exactly the declared variables: a typo or a forgotten value is an
 error, not a silently empty hole in a prompt.
 
-The directory is ``$EXPLAINER_PROMPTS`` when set, else the packaged ``explainer/prompts/``
+The directory is ``$EXPLAINER_PROMPTS`` when set, else the packaged ``explainer.prompts``
 (package data, so a normal, non-editable install has them too).
 """
 
@@ -53,7 +53,7 @@ def prompts_dir() -> Path:
     if override:
         return Path(override)
     # the installed package is a directory tree (never zipped: setuptools installs it unpacked)
-    return Path(str(resources.files("explainer") / "prompts"))
+    return Path(str(resources.files("explainer.prompts")))  # the root's prompts/, mapped into the package
 
 
 def parse(name: str, text: str) -> Prompt:

@@ -249,7 +249,8 @@ class ModelSession:
                 content = self.toolbox.result(call["name"][:60], {"error": "too many tool calls in one turn"})
             else:
                 outcome.tool_calls += 1
-                content = self.toolbox.execute(call["name"], call.get("args"))
+                results.append(self.toolbox.call(call["name"], call.get("args"), str(call["id"])))
+                continue
             results.append(ToolMessage(content=content, tool_call_id=str(call["id"])))
         for bad in message.invalid_tool_calls:
             results.append(ToolMessage(content=self.toolbox.malformed(bad.get("name")), tool_call_id=str(bad["id"])))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -20,11 +20,13 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from explainer import __version__
-from explainer.assist import tools
-from explainer.assist.sources import Access, ServerQuery
-from explainer.errors import ExplainerError
-from explainer.model import Profile
-from explainer.symbols import clean
+from explainer.errors import ExplainerError, QueryError
+from explainer.explain import toolset
+from explainer.explain.context import ProfileContext
+from explainer.mcp_server import tools
+from explainer.mcp_server.errors import describe
+from explainer.mcp_server.sources import Access, ServerQuery
+from explainer.model import Profile, once_per_profile
 from explainer.work_gate import WorkGate
 
 log = logging.getLogger(__name__)
@@ -33,22 +35,24 @@ INSTRUCTIONS = (
     "explainer reads GPU-memory and CPU profiles (pprof, Pyroscope flame-graph JSON, folded stacks, or the "
     "operator's Pyroscope server) and answers with the analyzer's exact numbers. self = what a function uses "
     "directly; total = what flows through it and its callees (counted once per stack). Quote numbers from the "
-    "results, with their unit. " + tools.UNTRUSTED
+    "results, with their unit. Every call names its source (a file, 'demo', or 'pyroscope'); there is no "
+    "default. " + tools.UNTRUSTED
 )
 
 Source = Annotated[
-    str,
+    str | None,
     Field(
         min_length=1,
         max_length=4096,
-        description="a profile file under the allowed roots (relative to a root, or absolute), 'demo' for the "
-        "bundled vLLM GPU-memory demo, or 'pyroscope' to query the configured server with `query`",
+        description="required: a profile file under the allowed roots (relative to a root, or absolute), 'demo' "
+        "for the bundled vLLM GPU-memory demo, or 'pyroscope' to query the configured server with `query`",
     ),
 ]
 Name = Annotated[
     str, Field(min_length=1, max_length=tools.MAX_NAME_CHARS, description="a function name, or part of one")
 ]
 Limit = Annotated[int, Field(description=f"rows per list (clamped to 1..{tools.MAX_ROWS})")]
+Rows = Annotated[int, Field(description=f"rows per list (clamped to 1..{toolset.MAX_ROWS})")]
 SampleType = Annotated[
     str | None, Field(max_length=200, description="pprof sample type to read (default: the profile's default)")
 ]
@@ -81,7 +85,7 @@ def _run(make: Callable[[], tools.Result]) -> CallToolResult:
             _GATE.append(WorkGate.from_env("the MCP server"))
         return _as_result(_GATE[0].run(make))
     except ExplainerError as exc:
-        raise ToolError(clean(str(exc), 400)) from exc
+        raise ToolError(describe(exc)) from exc
     except Exception as exc:  # a bug: logged here, never a traceback or internals to the caller
         log.exception("tool failed")
         raise ToolError(f"the tool failed on this profile (unexpected {type(exc).__name__}; logged)") from exc
@@ -89,10 +93,19 @@ def _run(make: Callable[[], tools.Result]) -> CallToolResult:
 
 def build_server(access: Access) -> MCPServer:
     server: MCPServer = MCPServer("explainer", version=__version__, instructions=INSTRUCTIONS)
+    # one prepared reading per profile object: a conversation's calls on one profile share it
+    contexts = once_per_profile(ProfileContext)
 
-    def load(source: str, sample_type: str | None = None, query: Query | None = None) -> Profile:
+    def load(source: str | None, sample_type: str | None = None, query: Query | None = None) -> Profile:
+        if source is None or not source.strip():
+            raise QueryError(missing_source(access))
         q = ServerQuery(**query.model_dump()) if query else None
         return access.load(source, sample_type, q)
+
+    def shared(
+        tool_name: str, /, source: str | None, sample_type: str | None, query: Query | None, **arguments: Any
+    ) -> CallToolResult:
+        return _run(lambda: tools.run_shared(contexts(load(source, sample_type, query)), tool_name, arguments))
 
     # read-only; "open world" only when a Pyroscope server is configured (then a tool reaches it)
     hints = ToolAnnotations(
@@ -102,7 +115,7 @@ def build_server(access: Access) -> MCPServer:
 
     @tool
     def analyze(
-        source: Source = "demo", limit: Limit = 10, sample_type: SampleType = None, query: Query | None = None
+        source: Source = None, limit: Limit = 10, sample_type: SampleType = None, query: Query | None = None
     ) -> CallToolResult:
         """Analyse a profile: total, top functions by self and by total, the heaviest call chain, GPU-memory
         categories, coverage and truncation. Numbers are raw integers in the profile's unit."""
@@ -110,48 +123,70 @@ def build_server(access: Access) -> MCPServer:
 
     @tool
     def top_functions(
-        source: Source = "demo",
+        source: Source = None,
         order: Literal["self", "total"] = "self",
-        limit: Limit = 10,
+        limit: Rows = 10,
         sample_type: SampleType = None,
         query: Query | None = None,
     ) -> CallToolResult:
         """The functions using the most by self (directly) or by total (with callees), with coverage."""
-        return _run(lambda: tools.top_functions(load(source, sample_type, query), order, limit))
+        return shared("top_functions", source, sample_type, query, order=order, limit=limit)
 
     @tool
     def function_details(
-        name: Name, source: Source = "demo", sample_type: SampleType = None, query: Query | None = None
+        name: Name, source: Source = None, sample_type: SampleType = None, query: Query | None = None
     ) -> CallToolResult:
         """One function: self, total, what the frame is, its GPU-memory category and the knobs that change it."""
-        return _run(lambda: tools.function_details(load(source, sample_type, query), name))
+        return shared("function_details", source, sample_type, query, name=name)
 
     @tool
     def call_chain(
-        source: Source = "demo", name: Name | None = None, sample_type: SampleType = None, query: Query | None = None
+        source: Source = None, name: Name | None = None, sample_type: SampleType = None, query: Query | None = None
     ) -> CallToolResult:
-        """The heaviest call chain to a function, entry point first; without a name, to the biggest self."""
-        return _run(lambda: tools.call_chain(load(source, sample_type, query), name))
+        """The heaviest call chain to a function, entry point first (interpreter and address frames left out);
+        without a name, to the biggest self."""
+        return shared("call_chain", source, sample_type, query, name=name)
 
     @tool
     def callers_callees(
         name: Name,
-        source: Source = "demo",
-        limit: Limit = 10,
+        source: Source = None,
+        limit: Rows = 8,
         sample_type: SampleType = None,
         query: Query | None = None,
     ) -> CallToolResult:
         """Who calls a function and what it calls, heaviest first, over every place it appears."""
-        return _run(lambda: tools.callers_callees(load(source, sample_type, query), name, limit))
+        return shared("callers_callees", source, sample_type, query, name=name, limit=limit)
 
     @tool
-    def diff(base: Source, new: Source, limit: Limit = 10, sample_type: SampleType = None) -> CallToolResult:
+    def symbol_meaning(
+        name: Name, source: Source = None, sample_type: SampleType = None, query: Query | None = None
+    ) -> CallToolResult:
+        """What a frame label means by the naming conventions (read with the profile's runtime) and the knowledge
+        base; works for names that are not in the profile."""
+        return shared("symbol_meaning", source, sample_type, query, name=name)
+
+    @tool
+    def search_functions(
+        text: Annotated[str, Field(min_length=2, max_length=tools.MAX_NAME_CHARS)],
+        source: Source = None,
+        limit: Rows = 10,
+        sample_type: SampleType = None,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """Functions whose name contains the text (case-insensitive), heaviest first."""
+        return shared("search_functions", source, sample_type, query, text=text, limit=limit)
+
+    @tool
+    def diff(
+        base: Source = None, new: Source = None, limit: Limit = 10, sample_type: SampleType = None
+    ) -> CallToolResult:
         """What changed from a baseline profile to a new one, function by function, above a noise floor."""
         return _run(lambda: tools.diff(load(base, sample_type), load(new, sample_type), limit))
 
     @tool
     def handoff(
-        source: Source = "demo", baseline: Source | None = None, limit: Limit = 5, query: Query | None = None
+        source: Source = None, baseline: Source = None, limit: Limit = 5, query: Query | None = None
     ) -> CallToolResult:
         """The on-call handoff report (Markdown): scope, headline numbers, top consumers, changes, next steps."""
         return _run(lambda: tools.handoff(load(source, None, query), load(baseline) if baseline else None, limit))
@@ -159,7 +194,7 @@ def build_server(access: Access) -> MCPServer:
     @tool
     def ask(
         question: Annotated[str, Field(min_length=1, max_length=tools.MAX_QUESTION_CHARS)],
-        source: Source = "demo",
+        source: Source = None,
         sample_type: SampleType = None,
         query: Query | None = None,
     ) -> CallToolResult:
@@ -167,6 +202,16 @@ def build_server(access: Access) -> MCPServer:
         return _run(lambda: tools.ask(load(source, sample_type, query), question))
 
     return server
+
+
+def missing_source(access: Access) -> str:
+    """What to pass when a call names no source (never a silent default: the demo's numbers are not the cluster's)."""
+    server = " or 'pyroscope' with query {profile_type, selector, start, end} for the operator's server"
+    return (
+        "source is required: pass a profile file under the allowed roots "
+        f"({access.describe_roots()}), 'demo' for the bundled demo profile"
+        + (server if access.server is not None else "")
+    )
 
 
 def serve(

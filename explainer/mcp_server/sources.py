@@ -2,14 +2,14 @@
 
 The assistant names a source; the operator decides what that may reach. A path must resolve
 (symlinks followed) to a file under one of the configured roots; ``demo`` is the bundled demo;
-``pyroscope`` queries the server the operator configured on the command line (URL, auth and
-tenant are never arguments). Parsed files are kept, keyed by path, size and modification time,
-so a conversation's ten calls on one profile parse it once.
+``pyroscope`` queries the :class:`ServerSource` the operator configured (URL, auth and tenant
+are never arguments; an assistant may choose only the query). Parsed files are kept, keyed by
+path, size and modification time, so a conversation's ten calls on one profile parse it once.
 """
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from explainer.errors import QueryError, SourceNotFoundError
 from explainer.model import Profile
-from explainer.pyroscope import DEFAULT_MAX_NODES
+from explainer.pyroscope.source import ServerSource
 from explainer.readers import ReadOptions, read_bytes
 from explainer.readers.confined import opened_under
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
@@ -44,14 +44,14 @@ class Access:
     """The operator's limits: the roots files must be under, and the Pyroscope connection (or None)."""
 
     roots: tuple[Path, ...]
-    server: argparse.Namespace | None = None
+    server: ServerSource | None = None
     max_size: int = DEFAULT_MAX_DECOMPRESSED
     _cache: OrderedDict[tuple[str, int, int, str | None], Profile] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def under(
-        cls, roots: list[str], server: argparse.Namespace | None = None, max_size: int = DEFAULT_MAX_DECOMPRESSED
+        cls, roots: list[str], server: ServerSource | None = None, max_size: int = DEFAULT_MAX_DECOMPRESSED
     ) -> Access:
         resolved = []
         for root in roots:
@@ -109,13 +109,7 @@ class Access:
     def _query(self, query: ServerQuery, sample_type: str | None) -> Profile:
         if self.server is None:
             raise QueryError("no Pyroscope server is configured (the operator starts explainer mcp with --server URL)")
-        from explainer.cli.server_args import load_from_server
-
-        args = argparse.Namespace(**vars(self.server))
-        for attr in ("profile_type", "selector", "start", "end"):
-            if getattr(query, attr) is not None:
-                setattr(args, attr, getattr(query, attr))
-        args.max_nodes, args.full_profile = DEFAULT_MAX_NODES, False
-        args.max_size, args.sample_type = self.max_size, sample_type
-        profile: Profile = load_from_server(args)
-        return profile
+        source = self.server.query(query.profile_type, query.selector, query.start, query.end)
+        # the node budget and the answer's size are the operator's (--max-size), never the assistant's
+        cap = None if self.max_size == DEFAULT_MAX_DECOMPRESSED else self.max_size
+        return dataclasses.replace(source, max_response=cap).open()
