@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from explainer.mcp_server.sources import Access
 from explainer.errors import ExplainerError, QueryError
+from explainer.mcp_server.sources import Access
 from explainer.readers.confined import open_under, opened_under
 
 CALLS = 3_000
