@@ -11,6 +11,7 @@ peak is :mod:`explainer.analysis.peak`; this module only lays them out.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -96,11 +97,18 @@ def _gate() -> Any:
 def _server_call(st: Any, call: Callable[[Any, Any], Any], span: Any = None) -> tuple[Any, str]:
     """Run ``call(client, window)`` with a fresh HTTP session; (result, "") or (None, message)."""
     import requests
+    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
     http = requests.Session()
-    try:  # the widgets are read here, in the script's thread; only the server call runs in the gate's
+    session = get_script_run_ctx()  # the call may read widgets: its thread joins this session's script run
+
+    def work(client: Any, when: Any) -> Any:
+        add_script_run_ctx(threading.current_thread(), session)
+        return call(client, when)
+
+    try:
         client, when = _client(st, http), span if span is not None else window(st)
-        return _gate().run(lambda: call(client, when)), ""
+        return _gate().run(lambda: work(client, when)), ""
     except Exception as exc:  # every server failure becomes a message
         return None, _friendly(exc)
     finally:
