@@ -47,7 +47,7 @@ test: install browser-deps lint typecheck unit
 FAST := -m "not slow and not browser and not install"
 
 fast: install
-	$(BIN)/python -m pytest -q $(FAST)
+	$(BIN)/python -m pytest -q $(FAST) $(ARGS)
 
 check: lint typecheck fast
 
@@ -67,6 +67,7 @@ lock: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/.work

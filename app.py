@@ -10,7 +10,18 @@ import sys
 
 import streamlit as st
 
-from explainer.ui import cache, chat, diffview, flamegraph, pyroscope_form, sandwich, sources, views
+from explainer.ui import (
+    cache,
+    chat,
+    cluster_chat,
+    diffview,
+    exports,
+    flamegraph,
+    pyroscope_form,
+    sandwich,
+    sources,
+    views,
+)
 from explainer.ui.state import session
 
 st.set_page_config(page_title="explainer: flame graphs in plain language", layout="wide")
@@ -42,7 +53,7 @@ with tabs["Ask"]:
     chat.panel(
         st,
         state,
-        lambda m: chat.conversation(state, page.profile, page.baseline, settings, m),
+        lambda m: cluster_chat.with_cluster(st, chat.conversation(state, page.profile, page.baseline, settings, m)),
         mode,
         settings.describe() if settings.configured else "offline",
         chat.greeting(summary, page.label),
@@ -55,13 +66,14 @@ with tabs["Flame graph"]:
     flamegraph.show(
         st, state, page.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
     )
+    exports.downloads(st, page.profile, page.label)
 # the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
 # grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
 with tabs["Top functions"]:
     if tabs["Top functions"].open is not False:
         frame = views.shared_table(summary)
         pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
-        views.top_table(st, frame, views.display_scale(summary.total, summary.unit)[0], pick)
+        views.top_table(st, frame, summary.unit, pick)
 with tabs[sandwich.TAB]:
     if tabs[sandwich.TAB].open is not False:
         sandwich.show(st, state, summary)

@@ -20,6 +20,16 @@ class Targets:
     scale_2m: float
     one_shot: float
     startup_s: float
+    # issue 27: against the physical floor (ISA-L inflate + one pass), and tighter one-shot verbs
+    physical_ratio: float = 2.2
+    physical_peak_mib: float = 200.0
+    handoff: float = 1.05
+    ask: float = 1.08
+    exponent_8m: float = 1.05
+
+
+# what each command's row is read against (the ratio column): the floor for analyze, analyze for the rest
+REFERENCE = {"analyze": "floor", "ask": "analyze", "handoff": "analyze", "pprof": "analyze", "floor-isal": "floor"}
 
 
 def busy_warning(load: float) -> list[str]:
@@ -78,13 +88,15 @@ def render(
         "- handoff: `explainer handoff FILE --llm offline`",
         f"- pprof: `pprof -symbolize=none -top FILE` ({versions['pprof']})",
         "",
-        "| stacks | command | fastest s | median s | peak MiB (max) | load min-max |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| stacks | command | fastest s | median s | peak MiB (max) | load min-max | reference | ratio (fastest) |",
+        "|---:|---|---:|---:|---:|---:|---|---:|",
     ]
     for stacks, tools in sizes.items():
         for m in tools.values():
+            ref = tools.get(REFERENCE.get(m.tool, ""))
             lines.append(
-                f"| {stacks} | {m.tool} | {m.best_s:.3f} | {m.wall_s:.3f} | {m.peak_mib:.1f} | {m.span('load')} |"
+                f"| {stacks} | {m.tool} | {m.best_s:.3f} | {m.wall_s:.3f} | {m.peak_mib:.1f} | {m.span('load')} "
+                f"| {ref.tool if ref else '-'} | {_ratio(m, ref)} |"
             )
     ok = True
     lines += [
@@ -158,6 +170,23 @@ def _targets(sizes: Sizes, startup: dict[str, Any], t: Targets) -> tuple[list[bo
         check(r <= t.scale_2m, f"2M analyze {r:.2f}x the 500k time (target <= {t.scale_2m:g}x; 4.0 is linear)")
     for tool, m in startup.items():
         check(m.best_s < t.startup_s, f"start-up `{tool}` fastest {m.best_s:.3f} s (target < {t.startup_s:g} s)")
+    lines += ["", "## Targets (issue 27)", ""]
+    if big and "floor-isal" in big:
+        ex, phys = big["analyze"], big["floor-isal"]
+        ratio = ex.best_s / phys.best_s
+        check(ratio <= t.physical_ratio, f"500k analyze {ratio:.2f}x the floor-isal (ISA-L inflate + parse, "
+              f"{phys.best_s:.2f} s; target <= {t.physical_ratio:g}x)")  # fmt: skip
+        check(ex.peak_mib <= t.physical_peak_mib, f"500k analyze peak {ex.peak_mib:.0f} MiB (target <= "
+              f"{t.physical_peak_mib:.0f} MiB)")  # fmt: skip
+    for tool, limit in (("handoff", t.handoff), ("ask", t.ask)):
+        if big and tool in big:
+            r = big[tool].best_s / big["analyze"].best_s
+            check(r <= limit, f"500k {tool} {r:.2f}x analyze (target <= {limit:g}x)")
+    very = sizes.get(8_000_000)
+    if huge and very:
+        slope = math.log(very["analyze"].best_s / huge["analyze"].best_s) / math.log(4)
+        check(slope <= t.exponent_8m, f"exponent of analyze's time between 2M and 8M stacks {slope:.2f} "
+              f"(target <= {t.exponent_8m:g}; run with --max-size over 256 MiB)")  # fmt: skip
     if not verdicts:
         lines.append("- not checked: run 5000, 500000 and 2000000 stacks for the targets")
     return verdicts, lines

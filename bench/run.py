@@ -265,8 +265,10 @@ def top1_pair(tools: dict[str, Measurement]) -> tuple[str, str]:
 
 def commands_for(stacks: int, profile: Path, explainer: list[str], pprof: list[str] | None) -> dict[str, list[str]]:
     file = str(profile)
+    # past 256 MiB gzipped (about 4.4M stacks) the input caps must be raised: --max-size lifts both
+    big = ["--max-size", str(8 * 2**30)] if stacks > 4_000_000 else []
     commands = {
-        "analyze": [*explainer, "analyze", file, "--format", "json"],
+        "analyze": [*explainer, "analyze", file, "--format", "json", *big],
         "floor": [sys.executable, str(FLOOR), file],
     }
     if stacks == 500_000:  # the one-shot verbs against analyze, on the profile the targets name

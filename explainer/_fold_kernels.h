@@ -65,7 +65,11 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     ids locs = {0}, vals = {0};
     int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
     int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
-    Py_ssize_t cap = 4096, n_frames = 0, i = 0;
+    /* Pre-sized: each location id takes at least a byte on the wire, so without inlined lines the
+     * frames never outnumber the input's bytes. Pages never written cost no memory (a large block is
+     * mapped, and the final resize gives the rest back); inlining past it doubles as before. */
+    Py_ssize_t cap = len < t->max_frames ? len : t->max_frames, n_frames = 0, i = 0;
+    if (cap < 4096) cap = 4096;
     if (!offsets || !values || !(frames_obj = PyBytes_FromStringAndSize(NULL, cap * (Py_ssize_t)sizeof(FT)))) {
         PyErr_NoMemory(); goto done;
     }

@@ -67,6 +67,7 @@ class Source:
     digest: str = ""  # sha256 of the input bytes, for reproducibility
     profile_type: str = ""  # for servers: the profile type ID queried (the window is time_ns/duration_ns)
     selector: str = ""  # for servers: the label selector queried
+    note: str = ""  # how the answer was obtained when that changes what it means (e.g. refetched in full)
 
 
 @dataclass(frozen=True, slots=True)

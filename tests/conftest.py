@@ -87,10 +87,9 @@ def use_packaged_streamlit_settings() -> None:
 
     from explainer.cli import app
 
-    for section, options in app.settings("127.0.0.1", app.DEFAULT_PORT).items():
-        if section not in ("server", "browser"):
-            for key, value in options.items():
-                config.set_option(f"{section}.{key}", value)
+    for name, value in app.options(app.settings("127.0.0.1", app.DEFAULT_PORT)):
+        if not name.startswith(("server.", "browser.")):
+            config.set_option(name, value)
 
 
 def tree_profile(nodes: int = 8_192, seed: int = 7) -> Profile:

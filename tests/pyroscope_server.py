@@ -22,6 +22,13 @@ Faults (``server.fault = Fault(kind, ...)``), each bounded so no handler thread 
     redirect     ``status`` (307) to ``target`` + the same path (127.0.0.2 is another host)
     no_connect   Connect paths answer ``status`` (404, 405 or 501): render fallback
     empty        the query matched nothing
+
+Binary (``application/proto``, Connect's other codec): a request in that media type is decoded
+from protobuf and answered in it. ``SelectMergeProfile`` answers the serialized pprof itself;
+``SelectMergeStacktraces`` with ``format`` 4 (``PROFILE_FORMAT_PPROF``) answers ``pprof[5].profile[1]``
+(as protojson ``{"pprof": {"profile": ...}}`` to a JSON request). Older or narrower servers:
+``proto=False`` answers 415 to the binary codec, ``merge_profile=False`` has no SelectMergeProfile
+(404), ``pprof_format=False`` ignores format 4 as servers before it do (a flame graph comes back).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from google.protobuf import json_format
+from pyroscope_cluster import BadSelector, Cluster
 
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile, ProfileBuilder
@@ -45,6 +53,7 @@ from explainer.readers.flamegraph import encode_flamegraph
 from explainer.writers import to_pprof_message
 
 CONNECT = "/querier.v1.QuerierService/"
+PROTO = "application/proto"
 CODES = {400: "invalid_argument", 401: "unauthenticated", 403: "permission_denied", 404: "not_found",
          409: "aborted", 429: "resource_exhausted", 500: "internal", 501: "unimplemented", 503: "unavailable",
          504: "deadline_exceeded"}  # fmt: skip
@@ -97,7 +106,8 @@ class PyroscopeServer:
     def __init__(
         self, profiles: dict[str, Profile] | None = None, *, labels: dict[str, list[str]] | None = None,
         host: str = "127.0.0.1", use_gzip: bool = True, require_auth: str = "", require_tenant: str = "",
-        right: Profile | None = None,
+        right: Profile | None = None, cluster: Cluster | None = None, proto: bool = True, merge_profile: bool = True,
+        pprof_format: bool = True,
     ) -> None:  # fmt: skip
         assert host in ("127.0.0.1", "127.0.0.2"), "the test server only listens on loopback"
         self.profiles = profiles or {}
@@ -105,6 +115,11 @@ class PyroscopeServer:
         self.use_gzip = use_gzip
         self.require_auth, self.require_tenant = require_auth, require_tenant
         self.right = right  # Diff: the comparison side (the baseline is the profile of the type)
+        self.cluster = cluster  # labelled series (pyroscope_cluster.py): when set, the Connect calls answer from it
+        self.proto, self.merge_profile, self.pprof_format = proto, merge_profile, pprof_format
+        # bench/server.py: answer a repeated request from memory, so a run times the client, not this server
+        self.remember = False
+        self.memo: dict[tuple[Any, ...], tuple[Reply, bytes, bool]] = {}
         self.fault: Fault | None = None
         self.seen: list[Seen] = []
         self.stop = threading.Event()
@@ -146,10 +161,23 @@ class PyroscopeServer:
         if self.require_tenant and headers.get("x-scope-orgid") != self.require_tenant:
             return error(401, "no org id")
         if method == "POST" and path.startswith(CONNECT):
+            binary = headers.get("content-type", "") == PROTO
+            if binary and not self.proto:  # connect-go: a codec it does not have is 415, with what it takes
+                return Reply(415, b"", "text/plain", {"Accept-Post": "application/json"})
             if not isinstance(body, dict):
-                return error(400, "request body is not JSON")
-            handler = getattr(self, "_rpc_" + path[len(CONNECT) :], None)
-            return handler(body) if handler else Reply(404, b"404 page not found\n", "text/plain")
+                return error(400, "request body is not " + ("protobuf" if binary else "JSON"))
+            name = path[len(CONNECT) :]
+            handler = getattr(self, "_rpc_" + name, None)
+            if self.cluster is not None and not binary and hasattr(self, "_cluster_" + name):
+                return getattr(self, "_cluster_" + name)(body)  # type: ignore[no-any-return]
+            if handler is None or (name == "SelectMergeProfile" and not self.merge_profile):
+                return Reply(404, b"404 page not found\n", "text/plain")
+            if name in ("SelectMergeProfile", "SelectMergeStacktraces"):  # binary too; from the cluster when set
+                try:
+                    return handler(body, binary)  # type: ignore[no-any-return]
+                except BadSelector as exc:
+                    return error(400, str(exc))
+            return handler(body)  # type: ignore[no-any-return]
         if method == "GET" and path == "/pyroscope/render":
             return self._render(query)
         if method == "GET" and path == "/pyroscope/label-values":
@@ -172,16 +200,33 @@ class PyroscopeServer:
         values = self.labels.get(str(body.get("name", "")), [])
         return check_range(body) or ok({"names": values} if values else {})
 
-    def _rpc_SelectMergeStacktraces(self, body: dict[str, Any]) -> Reply:
-        bad = check_range(body) or check_nodes(body)
-        profile = self.profiles.get(str(body.get("profileTypeID", "")))
-        if bad or profile is None:
-            return bad or ok({})
-        return ok({"flamegraph": encode_flamegraph(truncated(profile, int(body.get("maxNodes", 8192))))})
+    def _rpc_SelectMergeStacktraces(self, body: dict[str, Any], binary: bool = False) -> Reply:
+        if bad := check_range(body) or check_nodes(body):
+            return bad
+        profile = self._merged(body)
+        pprof = self.pprof_format and body.get("format") in (4, "PROFILE_FORMAT_PPROF")
+        if pprof and binary:  # SelectMergeStacktracesResponse{pprof[5]: PprofProfile{profile[1]}}
+            return Reply(200, _field(5, _field(1, pprof_bytes(profile))) if profile else b"", PROTO)
+        if pprof:
+            return ok({"pprof": {"profile": pprof_json(profile)}} if profile else {})
+        graph = encode_flamegraph(truncated(profile, _int64(body.get("maxNodes")) or 8192)) if profile else None
+        if binary:
+            return Reply(200, _field(1, flamegraph_bytes(graph)) if graph else b"", PROTO)
+        return ok({"flamegraph": graph} if graph else {})
 
-    def _rpc_SelectMergeProfile(self, body: dict[str, Any]) -> Reply:
-        profile = self.profiles.get(str(body.get("profileTypeID", "")))
-        return check_range(body) or ok(pprof_json(profile) if profile else {})
+    def _merged(self, body: dict[str, Any]) -> Profile | None:
+        """The profile a query selects: the cluster's merge when one is set, else the type's profile."""
+        if self.cluster is not None:
+            return self._cluster_merge(body)
+        return self.profiles.get(str(body.get("profileTypeID", "")))
+
+    def _rpc_SelectMergeProfile(self, body: dict[str, Any], binary: bool = False) -> Reply:
+        if bad := check_range(body):
+            return bad
+        profile = self._merged(body)
+        if binary:  # the raw serialized google.v1.Profile; an empty message is zero bytes
+            return Reply(200, pprof_bytes(profile) if profile else b"", PROTO)
+        return ok(pprof_json(profile) if profile else {})
 
     def _rpc_SelectSeries(self, body: dict[str, Any]) -> Reply:
         profile = self.profiles.get(str(body.get("profileTypeID", "")))
@@ -202,6 +247,90 @@ class PyroscopeServer:
             return bad or ok({})
         return ok({"flamegraph": diff_flamegraph(base, self.right or base)})
 
+    # -- a labelled cluster (pyroscope_cluster.Cluster) ---------------------------------------------
+
+    def _on_cluster(self, body: dict[str, Any], answer: Any) -> Reply:
+        if bad := check_range(body):
+            return bad
+        try:
+            return ok(answer())
+        except BadSelector as exc:
+            return error(400, str(exc))
+
+    def _cluster_ProfileTypes(self, body: dict[str, Any]) -> Reply:
+        keys = ("name", "sampleType", "sampleUnit", "periodType", "periodUnit")
+        assert self.cluster is not None
+        types = [
+            {"ID": t, **{k: v for k, v in zip(keys, t.split(":"), strict=False) if v}} for t in self.cluster.types()
+        ]
+        return ok({"profileTypes": types} if types else {})
+
+    def _cluster_LabelNames(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        return self._on_cluster(body, lambda: {"names": c.label_names(list(body.get("matchers", [])))})
+
+    def _cluster_LabelValues(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c, name = self.cluster, str(body.get("name", ""))
+        return self._on_cluster(body, lambda: _omit({"names": c.label_values(name, list(body.get("matchers", [])))}))
+
+    def _cluster_Series(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        names = [str(n) for n in body.get("labelNames", [])]
+
+        def sets() -> dict[str, Any]:
+            found = c.label_sets(list(body.get("matchers", [])), names)
+            return _omit(
+                {"labelsSet": [{"labels": [{"name": k, "value": v} for k, v in sorted(s.items())]} for s in found]}
+            )
+
+        return self._on_cluster(body, sets)
+
+    def _cluster_merge(self, body: dict[str, Any]) -> Profile | None:
+        assert self.cluster is not None
+        site = [str(c.get("name", "")) for c in (body.get("stackTraceSelector") or {}).get("callSite", [])]
+        return self.cluster.merged(
+            str(body.get("profileTypeID", "")), str(body.get("labelSelector", "{}")),
+            _int64(body.get("start")), _int64(body.get("end")), site or None,
+        )  # fmt: skip
+
+    def _cluster_SelectMergeStacktraces(self, body: dict[str, Any]) -> Reply:
+        if bad := check_nodes(body):
+            return bad
+
+        def graph() -> dict[str, Any]:
+            p = self._cluster_merge(body)
+            return {"flamegraph": encode_flamegraph(truncated(p, int(body.get("maxNodes", 8192))))} if p else {}
+
+        return self._on_cluster(body, graph)
+
+    def _cluster_SelectMergeProfile(self, body: dict[str, Any]) -> Reply:
+        def whole() -> dict[str, Any]:
+            p = self._cluster_merge(body)
+            return pprof_json(p) if p else {}
+
+        return self._on_cluster(body, whole)
+
+    def _cluster_SelectSeries(self, body: dict[str, Any]) -> Reply:
+        assert self.cluster is not None
+        c = self.cluster
+        return self._on_cluster(body, lambda: _omit({"series": c.range_series(body)}))
+
+    def _cluster_Diff(self, body: dict[str, Any]) -> Reply:
+        left, right = body.get("left", {}), body.get("right", {})
+        if bad := check_range(left) or check_range(right):
+            return bad
+        try:
+            a, b = self._cluster_merge(left), self._cluster_merge(right)
+        except BadSelector as exc:
+            return error(400, str(exc))
+        if a is None and b is None:
+            return ok({})
+        empty = ProfileBuilder((a or b).sample_type).build()  # type: ignore[union-attr]
+        return ok({"flamegraph": diff_flamegraph(a or empty, b or empty)})
+
     def _render(self, query: dict[str, list[str]]) -> Reply:
         q = query.get("query", [""])[0]
         tid = q.split("{", 1)[0]
@@ -215,6 +344,11 @@ class PyroscopeServer:
                   "maxSelf": int(fg.get("maxSelf", 0))}  # fmt: skip
         meta = {"format": "single", "spyName": "", "sampleRate": 100, "units": parts[2], "name": parts[1]}
         return ok({"version": 1, "flamebearer": bearer, "metadata": meta, "timeline": None, "groups": None})
+
+
+def _omit(obj: dict[str, Any]) -> dict[str, Any]:
+    """protojson leaves empty fields out."""
+    return {k: v for k, v in obj.items() if v}
 
 
 def ok(obj: Any) -> Reply:
@@ -260,6 +394,81 @@ def truncated(profile: Profile, max_nodes: int) -> Profile:
         if tree.self[node] > 0:
             builder.add([tree.name(n) for n in tree.path(node)], int(tree.self[node]))
     return builder.build(sample_types=profile.sample_types)
+
+
+def pprof_bytes(profile: Profile) -> bytes:
+    """SelectMergeProfile's binary answer: the serialized profile, not gzipped (HTTP gzip may wrap it)."""
+    return bytes(to_pprof_message(profile).SerializeToString())
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, data: bytes) -> bytes:
+    """One length-delimited field (wire type 2)."""
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def flamegraph_bytes(graph: dict[str, Any]) -> bytes:
+    """FlameGraph{names[1], levels[2] Level{values[1] packed int64}, total[3], max_self[4]} from its JSON form."""
+    out = b"".join(_field(1, str(n).encode()) for n in graph.get("names", []))
+    for level in graph.get("levels", []):
+        out += _field(2, _field(1, b"".join(_varint(int(v)) for v in level.get("values", []))))
+    for number, key in ((3, "total"), (4, "maxSelf")):
+        if int(graph.get(key, 0)):
+            out += _varint(number << 3) + _varint(int(graph[key]))
+    return out
+
+
+# request fields by number, for both SelectMergeProfileRequest and SelectMergeStacktracesRequest
+_REQUEST_FIELDS = {
+    "SelectMergeProfile": {1: "profileTypeID", 2: "labelSelector", 3: "start", 4: "end", 5: "maxNodes"},
+    "SelectMergeStacktraces": {1: "profileTypeID", 2: "labelSelector", 3: "start", 4: "end", 5: "maxNodes",
+                               6: "format"},
+}  # fmt: skip
+
+
+def decode_request(method: str, raw: bytes) -> dict[str, Any] | None:
+    """A binary request as the dict its JSON form would give (int64 as ints); None if it does not decode."""
+    names = _REQUEST_FIELDS.get(method, {})
+    out: dict[str, Any] = {}
+    pos = 0
+
+    def varint() -> int:
+        nonlocal pos
+        value = shift = 0
+        while True:
+            byte = raw[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value
+
+    try:
+        while pos < len(raw):
+            key = varint()
+            number, wire_type = key >> 3, key & 7
+            if wire_type == 0:
+                value: Any = varint()
+                value = value - (1 << 64) if value >= 1 << 63 else value
+            elif wire_type == 2:
+                size = varint()
+                value = raw[pos : pos + size].decode("utf-8")
+                pos += size
+            else:
+                return None
+            if number in names:  # unknown fields are dropped, as the server does
+                out[names[number]] = value
+    except (IndexError, UnicodeDecodeError):
+        return None
+    return out
 
 
 def pprof_json(profile: Profile) -> dict[str, Any]:
@@ -332,11 +541,14 @@ class _Handler(BaseHTTPRequestHandler):
         path, _, qs = self.path.partition("?")
         size = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(min(size, 2**20)) if size else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
         try:
-            body = json.loads(raw) if raw else None
+            if headers.get("content-type", "") == PROTO:
+                body = decode_request(path[len(CONNECT) :], raw)
+            else:
+                body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        headers = {k.lower(): v for k, v in self.headers.items()}
         query = parse_qs(qs)
         app.seen.append(Seen(method, path, query, headers, body))
         fault = app.active_fault(path)
@@ -344,11 +556,21 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and kind not in ("drip", "drip_all", "die", "die_chunked", "truncated"):  # those mangle a real answer
             self.close_connection = True
             return self._fault(app, fault, headers.get("authorization", ""))
-        reply = app.answer(method, path, query, body, headers)
-        payload = reply.body
-        encoded = app.use_gzip and "gzip" in headers.get("accept-encoding", "") and len(payload) > 256
-        if encoded:
-            payload = gzip.compress(payload, mtime=0)
+        gzip_ok = app.use_gzip and "gzip" in headers.get("accept-encoding", "")
+        # the window moves with the clock (--from now-1h): a remembered answer ignores it
+        asked = {k: v for k, v in body.items() if k not in ("start", "end")} if isinstance(body, dict) else raw
+        key = (method, self.path, repr(asked), headers.get("content-type", ""), gzip_ok)
+        memo = app.memo.get(key) if app.remember else None
+        if memo is None:
+            reply = app.answer(method, path, query, body, headers)
+            payload = reply.body
+            encoded = gzip_ok and len(payload) > 256
+            if encoded:
+                payload = gzip.compress(payload, compresslevel=6, mtime=0)
+            if app.remember and reply.status == 200:
+                app.memo[key] = (reply, payload, encoded)
+        else:
+            reply, payload, encoded = memo
         head = [
             f"HTTP/1.1 {reply.status} X",
             f"Content-Type: {reply.ctype}",

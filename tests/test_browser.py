@@ -23,7 +23,8 @@ import pytest
 from conftest import stop
 from explainer import units
 from explainer.model import Profile, ProfileBuilder, SampleType
-from explainer.symbols import clean, decode
+from explainer.symbols import clean
+from explainer.ui.flamegraph import tooltip_meaning
 from explainer.writers import to_folded, to_pprof
 
 pytestmark = pytest.mark.browser
@@ -116,9 +117,11 @@ def open_app(page: Any, url: str) -> None:
     page.get_by_placeholder("Ask about this profile", exact=False).wait_for(timeout=60_000)
 
 
-def watched_page(browser: Any, width: int = 1440, height: int = 1400) -> tuple[Any, dict[str, list[str]]]:
+def watched_page(
+    browser: Any, width: int = 1440, height: int = 1400, color_scheme: str = "light"
+) -> tuple[Any, dict[str, list[str]]]:
     """A fresh page that records script errors, dialogs and every request that leaves localhost."""
-    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme).new_page()
     seen: dict[str, list[str]] = {"errors": [], "dialogs": [], "outside": []}
     page.on("pageerror", lambda e: seen["errors"].append(str(e)))
     page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
@@ -200,9 +203,10 @@ def test_flame_graph_highlight_zoom_reset_search_and_tooltip(browser: Any, demo_
     assert f"are the last answer's function {KV}: they hold 55.1 GB (73.8% of all)" in status.inner_text()
     shot(page, "flame-answer-highlight")
     everything = drawn(page)
-    # click to zoom: the way in stays on top, the breadcrumb names it, fewer bars are drawn
+    # a click opens the bar's menu; "Focus block" zooms: the way in stays, the breadcrumb names it, fewer bars
     target = bar(page, "Worker.load_model")
     page.mouse.click(target["x"], target["y"])
+    root.get_by_role("menuitem", name="Focus block").click()
     assert "Zoomed on Worker.load_model" in status.inner_text()
     assert "Worker.load_model" in root.locator(".fg-crumbs").inner_text()
     assert drawn(page) < everything
@@ -221,7 +225,7 @@ def test_flame_graph_highlight_zoom_reset_search_and_tooltip(browser: Any, demo_
     tip.wait_for(state="visible")
     text = tip.inner_text()
     assert KV in text and "Total: 55.1 GB (73.8% of all)" in text and "Self: 55.1 GB (73.8% of all)" in text
-    assert decode(KV).meaning in text
+    assert tooltip_meaning(KV) in text and "def " not in text  # what the frame is, not its name restated
     assert root.evaluate("(el) => el.querySelector('.fg-tip-name').textContent") == KV
     shot(page, "flame-tooltip")
     assert not seen["errors"] and not seen["dialogs"] and not seen["outside"], seen
@@ -324,6 +328,7 @@ def test_hostile_names_stay_text_in_every_view(browser: Any, tmp_path: Path) -> 
             assert root.evaluate("(el) => el.querySelector('.fg-tip-name').textContent") == name
         shot(page, "hostile-flame-tooltip")
         page.mouse.click(target["x"], target["y"])
+        root.get_by_role("menuitem", name="Focus block").click()
         assert shown[-1] in root.locator(".fg-crumbs").inner_text()
         root.get_by_role("button", name="Sandwich view").click()
         page.wait_for_function("(n) => document.body.innerText.includes('Callers of ' + n)", arg=shown[-1])
@@ -351,21 +356,16 @@ def test_hostile_names_stay_text_in_every_view(browser: Any, tmp_path: Path) -> 
         assert not seen["dialogs"] and not seen["outside"] and not seen["errors"], seen
 
 
-@pytest.fixture(scope="module")
-def dark_url() -> Iterator[str]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    yield from serve("dark", options=("--theme.base", "dark"))
-
-
 PIXEL_JS = """([el, x, y]) => {
   const c = el.querySelector('canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
   return [...c.getContext('2d').getImageData((x - r.left) * k, (y - r.top) * k, 1, 1).data].slice(0, 3);
 }"""
 
 
-def test_dark_theme_draws_a_dark_flame_graph(browser: Any, dark_url: str) -> None:
-    page, seen = watched_page(browser)
-    open_app(page, dark_url)
+def test_dark_theme_draws_a_dark_flame_graph(browser: Any, demo_url: str) -> None:
+    """The page follows the browser's preference (no pinned theme): a dark browser gets the dark theme."""
+    page, seen = watched_page(browser, color_scheme="dark")
+    open_app(page, demo_url)
     tab(page, "Flame graph")
     root = flame(page, 20)
     target = bar(page, KV)

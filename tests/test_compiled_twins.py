@@ -131,6 +131,7 @@ def test_compiled_passes_match_numpy_on_the_real_corpus(real_dir) -> None:  # ty
         assert_twins_agree(profile)
 
 
+@pytest.mark.slow  # generates a 20k-stack profile
 def test_generated_gpu_profile_attribution_agrees(generator) -> None:  # type: ignore[no-untyped-def]
     from conftest import generated_profile
 
@@ -143,6 +144,7 @@ def assert_twins_agree_big(profile: Profile) -> None:
     assert_per_stack_passes_agree(profile, top5)
 
 
+@pytest.mark.slow  # a profile of more than 65,535 names
 def test_more_names_than_uint16_holds_gives_int32_frames_and_the_same_numbers() -> None:
     """70,000 distinct leaves: ids past 65,535 must not wrap (they would alias other functions)."""
     stacks = [(["main", f"leaf_{i}"], i + 1) for i in range(70_000)]

@@ -51,6 +51,7 @@ def check(profile: Profile, budget: int = BUDGET_TOKENS) -> list[dict[str, objec
     return items
 
 
+@pytest.mark.slow  # generates and reads a 50k-stack profile
 def test_the_budget_holds_on_a_50k_stack_generated_profile(generated_50k: Profile) -> None:
     items = check(generated_50k)
     text = json.dumps(items)
@@ -59,6 +60,7 @@ def test_the_budget_holds_on_a_50k_stack_generated_profile(generated_50k: Profil
     assert len(items) >= 10  # the budget is used, not left empty
 
 
+@pytest.mark.slow  # the 500k-stack profile
 def test_the_budget_holds_on_the_500k_stack_profile(big_profile_path: Path) -> None:
     items = check(read_path(big_profile_path, BIG))
     assert "500,000" in json.dumps(items)

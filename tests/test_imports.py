@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("explainer", "explainer.errors", "explainer.units", "explainer.lazy"),  # `explainer`: the version
     ("explainer.model",),
     ("explainer.symbols", "explainer.markdown"),
+    ("explainer.names",),
     ("explainer.analysis",),
     ("explainer.readers", "explainer.writers", "explainer.demo"),
     ("explainer.knowledge",),

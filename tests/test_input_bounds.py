@@ -29,11 +29,12 @@ from explainer.readers import ReadOptions, read_bytes, read_file_bytes, sniff
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED, gunzip
 from explainer.writers import to_folded, to_pprof
 
+pytestmark = pytest.mark.slow  # devices, FIFOs, gzip bombs and peak memory, in subprocesses
+
 EXPLAINER = [sys.executable, "-m", "explainer.cli.main"]
 SMALL = profile_of({"main;a;b": 5, "main;a;c": 3}, unit="bytes", sample_type="alloc_space")
 GIB = 2**30
 RSS_BOUND_MB = 600
-pytestmark = pytest.mark.slow  # devices, FIFOs, gzip bombs and peak memory, in subprocesses
 PROCESS_DEADLINE_S = 10.0  # a subprocess that has not ended by then is hung (the bug was: forever)
 
 
@@ -42,7 +43,6 @@ PROCESS_DEADLINE_S = 10.0  # a subprocess that has not ended by then is hung (th
 # has grown to hundreds of MB would report that, not its own peak.
 _LAUNCHER = """
 import os, subprocess, sys
-
 child = subprocess.Popen(sys.argv[2:])
 _pid, status, usage = os.wait4(child.pid, 0)
 with open(sys.argv[1], "w") as report:

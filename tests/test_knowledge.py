@@ -75,6 +75,7 @@ def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return read_path(out), _ground_truth(stacks, seed)
 
 
+@pytest.mark.slow  # runs the profile generator per seed
 def test_breakdown_matches_generator_ground_truth(generated: tuple[Profile, Counter[str]]) -> None:
     profile, truth = generated
     assert sum(truth.values()) == profile.total  # same data: the file and the in-process run agree
@@ -272,6 +273,7 @@ def test_semantics_per_sample_type() -> None:
     assert any(c.kind == "unresolved-rerun" and "run the workload again" in c.text for c in unresolved.caveats)
 
 
+@pytest.mark.slow  # 500k stacks and a CPU-time bound
 def test_breakdown_is_fast_on_half_a_million_stacks() -> None:
     """500k stacks of ~80 frames (the size of the largest generated profile) well under 2 s."""
     rng = np.random.default_rng(1)

@@ -43,6 +43,11 @@ TOOLS = {
     "diff",
     "handoff",
     "ask",
+    "profile_types",
+    "label_names",
+    "label_values",
+    "top_by_label",
+    "series",
 }
 
 

@@ -94,7 +94,7 @@ def test_query_flags_reach_the_server_escaped(server) -> None:
 
 
 def test_max_nodes_truncation_shows_in_the_report(server) -> None:
-    report = analyze_json("--server", server.url, "--max-nodes", "12")
+    report = analyze_json("--server", server.url, "--max-nodes", "12", "--keep-other")  # no automatic full fetch
     trunc = report["truncation"]
     assert trunc["other_nodes"] > 0 and trunc["max_nodes"] == 12  # type: ignore[index]
     assert any("'other'" in note for note in trunc["notes"])  # type: ignore[index]

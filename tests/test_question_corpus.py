@@ -93,11 +93,11 @@ def test_the_confusion_matrix_matches_its_golden_file(tuned: Judged) -> None:
     assert got == json.loads(GOLDEN.read_text()), "the corpus is read differently: review, then UPDATE_GOLDEN=1"
 
 
-def test_reader_gets_97_percent_of_the_corpus_right(
+def test_reader_gets_99_percent_of_the_corpus_right(
     tuned: tuple[int, int, Counter[tuple[str, str]], list[str]],
 ) -> None:
     right, total, _, wrong = tuned
-    assert right / total >= 0.97, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
+    assert right / total >= 0.99, f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
 
 
 def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: Judged) -> None:
@@ -108,7 +108,7 @@ def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: J
 
 @pytest.mark.parametrize(
     ("name", "floor"),
-    [("questions_heldout.toml", 0.94), ("questions_fresh.toml", 0.97), ("questions_fresh2.toml", 0.77)],
+    [("questions_heldout.toml", 0.95), ("questions_fresh.toml", 0.99), ("questions_fresh2.toml", 0.78)],
 )
 def test_later_corpora_do_not_regress(name: str, floor: float) -> None:
     right, total, _, wrong = _judge(name)

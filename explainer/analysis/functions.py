@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from explainer.model import IntArray, Profile
+from explainer.model import OTHER, IntArray, Profile
 
 Order = Literal["self", "total"]
 
@@ -85,8 +85,13 @@ class FunctionStats:
 
     @cached_property
     def present(self) -> np.ndarray:
-        """Ids of functions that carry any value (appear in at least one stack)."""
-        return np.flatnonzero(self.total_values > 0)
+        """Ids of functions that carry any value (appear in at least one stack). A server's ``other``
+        nodes are merged small subtrees, not a function: no list ranks or names them (their value
+        still counts in the total, and the truncation notes say how much it is)."""
+        ids = np.flatnonzero(self.total_values > 0)
+        if self.profile.truncation.other_nodes and OTHER in self.profile.names:
+            ids = ids[ids != self.profile.names.index(OTHER)]
+        return ids
 
     @cached_property
     def name_rank(self) -> IntArray:

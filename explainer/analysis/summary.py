@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -28,7 +29,6 @@ class Summary:
     stats: FunctionStats
     top_self: TopList
     top_total: TopList
-    chain: Chain | None  # heaviest chain to the biggest self consumer
     orchestrators: tuple[TopRow, ...]  # wide bars with zero self: "what you can skip"
     leaves: tuple[TopRow, ...]  # functions that only ever appear as leaves (self == total)
     unresolved_share: float  # share of the total whose leaf frame is an unresolved address
@@ -37,6 +37,13 @@ class Summary:
     @property
     def total(self) -> int:
         return self.stats.grand_total
+
+    @cached_property
+    def chain(self) -> Chain | None:
+        """The heaviest chain to the biggest self consumer, walked when first asked for: a report that
+        wants more chains (the handoff's, to allocation sites) asks for this one in the same walk."""
+        rows = self.top_self.rows
+        return heaviest_chain(self.profile, self.stats, rows[0].id) if rows else None
 
     @property
     def unit(self) -> str:
@@ -77,7 +84,6 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
     stats = function_stats(profile)
     top_self = top(stats, "self", options.top)
     top_total = top(stats, "total", options.top)
-    chain = heaviest_chain(profile, stats, top_self.rows[0].id) if top_self.rows else None
     by_total = ranked(stats, "total")
     names = profile.names
     orchestrators = tuple(
@@ -88,6 +94,4 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
         for i in ranked(stats, "self")
         if stats.self_values[i] == stats.total_values[i] and stats.self_values[i] > 0
     )[: options.top]
-    return Summary(
-        profile, stats, top_self, top_total, chain, orchestrators, leaves, unresolved_share(profile), options
-    )
+    return Summary(profile, stats, top_self, top_total, orchestrators, leaves, unresolved_share(profile), options)

@@ -54,14 +54,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(run=run)
 
 
+def options(config: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """``{"theme": {"dark": {"primaryColor": "#f"}}}`` -> ``[("theme.dark.primaryColor", "#f")]``."""
+    out: list[tuple[str, Any]] = []
+    for key, value in config.items():
+        name = f"{prefix}.{key}" if prefix else key
+        out += options(value, name) if isinstance(value, dict) else [(name, value)]
+    return out
+
+
 def config_flags(config: dict[str, Any]) -> list[str]:
-    """``{"server": {"port": 8501}}`` -> ``["--server.port", "8501"]``: Streamlit's flag for every option."""
+    """``{"server": {"port": 8501}}`` -> ``["--server.port", "8501"]``: Streamlit's flag for every option
+    (nested tables such as ``[theme.dark]`` included)."""
     flags = []
-    for section, options in config.items():
-        for key, value in options.items():
-            for item in value if isinstance(value, list) else [value]:  # a list: the flag once per item
-                text = str(item).lower() if isinstance(item, bool) else str(item)
-                flags += [f"--{section}.{key}", text]
+    for name, value in options(config):
+        for item in value if isinstance(value, list) else [value]:  # a list: the flag once per item
+            flags += [f"--{name}", str(item).lower() if isinstance(item, bool) else str(item)]
     return flags
 
 

@@ -14,10 +14,17 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
+from explainer.cli.cluster_source import cluster_desk
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError
 from explainer.readers import read_path
+
+CONVENTION = (
+    "Where an answer places a bar (above, below, top, bottom), it reads a classic flame graph: the root at "
+    "the bottom and each function's callees above it, as flamegraph.pl draws it (the app's answers follow "
+    "the orientation its graph is drawn in)."
+)
 
 if TYPE_CHECKING:
     from explainer.explain import Answer, LlmSettings, Verification
@@ -31,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="ask a question about a profile in plain language",
         description="Answer a question about a profile: offline by default, or with the model configured by "
         "EXPLAINER_MODEL and OPENAI_API_KEY (OPENAI_BASE_URL for compatible servers, or the AZURE_OPENAI_* "
-        "variables). Every number in a model's answer is checked against the profile.",
+        "variables). Every number in a model's answer is checked against the profile. " + CONVENTION,
     )
     add_source_arguments(p)
     p.add_argument("question", metavar="QUESTION", help='e.g. "What uses the most GPU memory?"')
@@ -89,7 +96,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
-    answer = conv.ask(args.question)
+    with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
+        conv.cluster = desk
+        answer = conv.ask(args.question)
     if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
         # --llm openai promises the model's answer: a fallback must not look like success to a script
         why = answer.model_error or answer.notice or "the model did not answer"

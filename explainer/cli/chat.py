@@ -12,13 +12,17 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from explainer.cli.ask import MODES, answer_json, model_choice
+from explainer.cli.ask import CONVENTION, MODES, answer_json, model_choice
+from explainer.cli.cluster_source import cluster_desk
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import ModelUnavailableError, SourceNotFoundError
 from explainer.readers import read_path
+
+if TYPE_CHECKING:
+    from explainer.explain import Conversation
 
 MAX_LINE_CHARS = 10_000  # a longer line is cut here (the reader caps questions further)
 PROMPT = "explainer> "
@@ -30,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "chat",
         help="a conversation about a profile: one question per line",
         description="Ask questions about a profile one per line (standard input); follow-ups refer to earlier "
-        "answers. English and Dutch. Type exit or press Ctrl-D to stop.",
+        "answers. English and Dutch. Type exit or press Ctrl-D to stop. " + CONVENTION,
     )
     add_source_arguments(p)
     p.add_argument("--llm", choices=tuple(MODES), default="auto", help="as for explainer ask (default auto)")
@@ -54,6 +58,12 @@ def run(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> i
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline)
+    with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
+        conv.cluster = desk
+        return _chat(args, conv, source, out, mode)
+
+
+def _chat(args: argparse.Namespace, conv: Conversation, source: TextIO, out: TextIO, mode: str = "") -> int:
     interactive = source.isatty() and args.format == "markdown"
     if interactive:
         _line_editing()

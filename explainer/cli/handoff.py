@@ -117,6 +117,15 @@ def input_files(args: argparse.Namespace) -> list[str | None]:
     return [*(getattr(args, name, None) for name in names), config_path(getattr(args, "config", None))]
 
 
+def server_pods(args: argparse.Namespace, profile: Profile, top: int) -> list[str] | None:
+    """With ``--server``: the pods section, asked of the same server, type, selector and window as ``profile``."""
+    from explainer.cli.cluster_source import cluster_desk
+    from explainer.report.cluster import pods_section
+
+    with cluster_desk(args, profile) as desk:
+        return pods_section(desk.client, desk.query, top) if desk is not None else None
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.top < 1:
         raise QueryError("--top must be at least 1")
@@ -142,6 +151,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         grafana_datasource=args.grafana_datasource,
         peak=peak,
         require_model=args.llm == "openai",
+        pods=server_pods(args, profile, args.top),
     )
     if args.output:
         write_atomic(args.output, report)

@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "mcp",
         help="serve the analyzer to coding assistants (Model Context Protocol, stdio or HTTP)",
         description="Run an MCP server with read-only tools: analyze, top_functions, function_details, "
-        "call_chain, callers_callees, symbol_meaning, search_functions, diff, handoff and ask (offline). Every "
-        "call names its source; profiles are read only under --root; 'pyroscope' sources query the server given here.",
+        "call_chain, callers_callees, symbol_meaning, search_functions, diff, handoff and ask (offline), and on "
+        "the server given here profile_types, label_names, label_values, top_by_label and series. Every call names "
+        "its source; profiles are read only under --root; 'pyroscope' sources query the server given here.",
     )
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
     p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"HTTP bind address (default {DEFAULT_HOST})")

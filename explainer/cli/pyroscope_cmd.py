@@ -1,4 +1,4 @@
-"""``explainer pyroscope types|labels|values NAME``: what a Pyroscope server has, before you query it."""
+"""``explainer pyroscope types|labels|values NAME|top|series``: what a Pyroscope server has, before you query it."""
 
 from __future__ import annotations
 
@@ -38,6 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         add_connection_arguments(command)
         command.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
         command.set_defaults(run=run)
+    _register_cluster(what)
+
+
+def _register_cluster(what: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from explainer.cli import pyroscope_top
+
+    top = what.add_parser("top", help="totals per label value (pod, namespace, service), largest first")
+    series = what.add_parser("series", help="the selection (or one function) over time: rise, peak, trend")
+    for command in (top, series):
+        add_connection_arguments(command)
+    pyroscope_top.add_arguments(top, series)
+    top.set_defaults(run=pyroscope_top.run)
+    series.set_defaults(run=pyroscope_top.run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -125,7 +125,14 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--full-profile",
         action="store_true",
-        help="fetch the whole merged pprof (SelectMergeProfile) instead of the flame graph: no node budget",
+        help="fetch the whole merged pprof (binary SelectMergeProfile) instead of the flame graph: no node budget "
+        "(done by default when the flame graph's 'other' holds more than 1%% of the total)",
+    )
+    g.add_argument(
+        "--keep-other",
+        action="store_true",
+        help="keep the flame graph even when its 'other' nodes hold more than 1%% of the total "
+        "(an approximate answer; default: fetch the full profile instead)",
     )
     _make_source_optional(parser)
 
@@ -201,6 +208,8 @@ def server_source(args: argparse.Namespace) -> ServerSource:
         end=args.end,
         max_nodes=getattr(args, "max_nodes", DEFAULT_MAX_NODES),
         full_profile=bool(getattr(args, "full_profile", False)),
+        keep_other=bool(getattr(args, "keep_other", False)),
+        max_profile=max_size,  # a binary pprof is a profile like a file's: the file cap bounds it, not JSON's
     )
 
 

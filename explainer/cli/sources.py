@@ -28,7 +28,8 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
         type=byte_count,
         default=DEFAULT_MAX_DECOMPRESSED,
         help="largest profile to accept, in bytes, both as read and after decompression "
-        f"(default {DEFAULT_MAX_DECOMPRESSED:,}; raw input is also never read past {DEFAULT_MAX_INPUT:,})",
+        f"(default {DEFAULT_MAX_DECOMPRESSED:,}, with raw input read up to {DEFAULT_MAX_INPUT:,}; "
+        "a larger value raises both caps)",
     )
 
 
@@ -48,7 +49,7 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, name: str = "source
 
 
 def read_options(args: argparse.Namespace) -> ReadOptions:
-    return ReadOptions(sample_type=args.sample_type, unit=args.unit, max_decompressed=args.max_size)
+    return ReadOptions.sized(args.max_size, sample_type=args.sample_type, unit=args.unit)
 
 
 def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:

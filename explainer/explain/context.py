@@ -101,8 +101,13 @@ class ProfileContext:
         return TopRow(fid, self.profile.names[fid], s, t)
 
     def resolve(self, text: str) -> list[int]:
-        """Present functions that ``text`` names, heaviest total first."""
+        """Present functions that ``text`` names, heaviest total first: the full name or its last parts,
+        else what the name resolver matches in the decoded labels (``execute_model`` in a py-spy label,
+        ``NioEventLoop.run`` in a perf-Java one), its best matches only."""
         ids = [i for i in self.names.resolve(text) if self.stats.total_values[i] > 0]
+        if not ids:  # the resolver's own order: of equally heavy matches, the deeper one, as the chat picks
+            found = self.subjects.resolution(text).candidates
+            return [c.fid for c in found if c.score >= found[0].score] if found else []
         return sorted(set(ids), key=lambda i: (-int(self.stats.total_values[i]), self.profile.names[i]))
 
     def chain_to(self, fid: int) -> Chain | None:

@@ -20,11 +20,12 @@ from explainer.analysis.summary import Summary
 from explainer.errors import ModelUnavailableError
 from explainer.explain.answer import Answer, Verification, own
 from explainer.explain.answers.language import N_, translations
-from explainer.explain.answers.offline import OfflineExplainer
+from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
 from explainer.explain.answers.suggest import suggestions
 from explainer.explain.checks.verify import Grounding, LineVerifier
 from explainer.explain.context import ProfileContext
 from explainer.explain.llm.settings import LlmSettings
+from explainer.explain.question.compound import clauses
 from explainer.explain.question.reader import Context, Question, read
 from explainer.explain.question.subjects import Subject
 from explainer.explain.safety import clean_text
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from langchain_core.language_models import BaseChatModel
 
     from explainer.analysis.summary import Summary
+    from explainer.explain.cluster import ClusterDesk
     from explainer.explain.llm.facts import Facts
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,7 @@ class Conversation:
         self.last_answer: Answer | None = None
         top = self.ctx.summary.top_self.rows
         self.context = Context(None, tuple(r.name for r in top))  # what follow-ups refer back to
+        self.cluster: ClusterDesk | None = None  # a server source's pods (explainer.explain.cluster), set by the caller
 
     def uses_model(self, settings: LlmSettings | None = None) -> bool:
         available = self.chat_model is not None or (self.settings if settings is None else settings).configured
@@ -101,6 +104,14 @@ class Conversation:
         """
         settings = self.settings if settings is None else settings
         question = clean_text(question, MAX_QUESTION_CHARS).strip()
+        routed = self._cluster_answer(question)
+        if routed is not None:
+            self.questions += 1
+            self.last_answer = Answer(routed, "offline", Verification())
+            self.history.append((question, routed[:MAX_HISTORY_ANSWER_CHARS]))
+            del self.history[:-MAX_HISTORY_TURNS]
+            yield routed
+            return
         q = self.read(question)  # read once; every path below answers this reading
         self.questions += 1
         if not self.uses_model(settings):
@@ -121,6 +132,15 @@ class Conversation:
             self.history.append((question, self.last_answer.markdown[:MAX_HISTORY_ANSWER_CHARS]))
             del self.history[:-MAX_HISTORY_TURNS]
 
+    def _cluster_answer(self, question: str) -> str | None:
+        """Questions about pods, namespaces and services: the server's answer, or on a file "a file has none"."""
+        from explainer.explain.cluster import file_answer
+
+        if self.cluster is not None:
+            return self.cluster.answer(question)
+        source = self.ctx.profile.source
+        return file_answer(question) if source is None or source.kind != "pyroscope" else None
+
     def read(self, question: str) -> Question:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
         return read(question, self.ctx.subjects, self.context)
@@ -133,9 +153,8 @@ class Conversation:
         self.context = Context(topic or self.context.topic, ranking or self.context.ranking, q.lang, q.intent)
 
     def offline_answer(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]:
-        result = self.offline.answer(q)
+        result = self._answer_parts(q)
         notice = translations(q.lang).gettext(notice) if notice else notice
-        self.remember(q, result.focus, result.ranking)
         # the answer's own grounding holds every number it formatted: checking against it is a
         # self-test of the offline explainer (any flag here is a bug), and costs no facts
         verifier = LineVerifier(result.grounding, self.ctx.names)
@@ -145,6 +164,27 @@ class Conversation:
             text, "offline", own(Verification.of(verifier)), notice, result.focus, model_error=model_error
         )
         yield text
+
+    def _answer_parts(self, q: Question) -> OfflineAnswer:
+        """The offline answer, remembered; a compound question ("what should I optimise first, and with which
+        setting?") answered part by part in the order asked, each part read after the answers before it."""
+        parts = clauses(q.text)
+        readings = [read(part, self.ctx.subjects, self.context) for part in parts] if len(parts) > 1 else []
+        asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
+        if len(readings) < 2 or any(r.intent in ("unknown", "help") for r in readings) or len(asked) < len(readings):
+            result = self.offline.answer(q)
+            self.remember(q, result.focus, result.ranking)
+            return result
+        answers: list[OfflineAnswer] = []
+        for part in parts:
+            reading = self.read(part)  # again: "it" in a later part is what the earlier answer was about
+            answers.append(self.offline.answer(reading))
+            self.remember(reading, answers[-1].focus, answers[-1].ranking)
+        first = answers[0]
+        for other in answers[1:]:
+            first.grounding.merge(other.grounding)
+        markdown = "\n\n---\n\n".join(a.markdown for a in answers)
+        return OfflineAnswer(markdown, first.focus, first.grounding, first.kind, answers[-1].ranking)
 
     def _model_answer(self, question: str, q: Question, settings: LlmSettings) -> Iterator[str]:
         from explainer.explain.llm.turn import ModelTurn  # the model path only

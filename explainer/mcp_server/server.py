@@ -23,9 +23,9 @@ from explainer import __version__
 from explainer.errors import ExplainerError, QueryError
 from explainer.explain import toolset
 from explainer.explain.context import ProfileContext
-from explainer.mcp_server import tools
+from explainer.mcp_server import cluster_tools, tools
 from explainer.mcp_server.errors import describe
-from explainer.mcp_server.sources import Access, ServerQuery
+from explainer.mcp_server.sources import PYROSCOPE, Access, ServerQuery
 from explainer.model import Profile, once_per_profile
 from explainer.work_gate import WorkGate
 
@@ -189,6 +189,13 @@ def build_server(access: Access) -> MCPServer:
         source: Source = None, baseline: Source = None, limit: Limit = 5, query: Query | None = None
     ) -> CallToolResult:
         """The on-call handoff report (Markdown): scope, headline numbers, top consumers, changes, next steps."""
+        if source == PYROSCOPE:  # with a section on the pods, asked of the same server
+            q = ServerQuery(**query.model_dump()) if query else None
+            return _run(
+                lambda: cluster_tools.handoff(
+                    access, load(source, None, query), load(baseline) if baseline else None, limit, q
+                )
+            )
         return _run(lambda: tools.handoff(load(source, None, query), load(baseline) if baseline else None, limit))
 
     @tool
@@ -198,10 +205,79 @@ def build_server(access: Access) -> MCPServer:
         sample_type: SampleType = None,
         query: Query | None = None,
     ) -> CallToolResult:
-        """An offline answer to a question about a profile (no model is called; numbers are the analyzer's)."""
+        """An offline answer to a question about a profile (no model is called; numbers are the analyzer's).
+        With source 'pyroscope', questions about pods, namespaces and services are answered by the server."""
+        if source == PYROSCOPE:
+            q = ServerQuery(**query.model_dump()) if query else None
+            return _run(lambda: cluster_tools.ask(access, load(source, sample_type, query), question, q))
         return _run(lambda: tools.ask(load(source, sample_type, query), question))
 
+    _discovery_tools(tool, access)
     return server
+
+
+ServerSource = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="required: 'pyroscope', the operator's Pyroscope server (profile files have no labels)",
+    ),
+]
+
+
+def _discovery_tools(tool: Callable[..., Any], access: Access) -> None:
+    """What the server holds (types, labels, values), totals per label and the course over time."""
+
+    def q(query: Query | None) -> ServerQuery | None:
+        return ServerQuery(**query.model_dump()) if query else None
+
+    @tool
+    def profile_types(source: ServerSource = None, query: Query | None = None) -> CallToolResult:
+        """The profile types with data in the window (IDs for query.profile_type)."""
+        return _run(lambda: cluster_tools.profile_types(access, source, q(query)))
+
+    @tool
+    def label_names(source: ServerSource = None, query: Query | None = None) -> CallToolResult:
+        """The label names in the window (e.g. k8s_podName, k8s_namespace, service_name), for selectors."""
+        return _run(lambda: cluster_tools.label_names(access, source, q(query)))
+
+    @tool
+    def label_values(
+        name: Annotated[str, Field(min_length=1, max_length=200, description="a label name from label_names")],
+        source: ServerSource = None,
+        limit: Annotated[int, Field(description="values to list (clamped to 1..200)")] = 100,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """The values of one label in the window (e.g. every pod name)."""
+        return _run(lambda: cluster_tools.label_values(access, source, name, q(query), limit))
+
+    @tool
+    def top_by_label(
+        source: ServerSource = None,
+        label: Annotated[
+            str | None,
+            Field(
+                max_length=200, description="label to total by (default k8s_podName for GPU memory, else service_name)"
+            ),
+        ] = None,
+        limit: Limit = 10,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """Totals per label value (which pod, namespace or service uses the most), largest first, with each
+        share of the window and what the list leaves out; computed by the server (raw integers)."""
+        return _run(lambda: cluster_tools.top_by_label(access, source, label, q(query), limit))
+
+    @tool
+    def series(
+        source: ServerSource = None,
+        function: Annotated[
+            str | None, Field(max_length=tools.MAX_NAME_CHARS, description="only the stacks through this function")
+        ] = None,
+        query: Query | None = None,
+    ) -> CallToolResult:
+        """The selection (or one function) over the window at a round step: when it rose, its peak, its trend."""
+        return _run(lambda: cluster_tools.series(access, source, function, q(query)))
 
 
 def missing_source(access: Access) -> str:

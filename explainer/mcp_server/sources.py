@@ -91,7 +91,7 @@ class Access:
             return demo_profile()
         if source == PYROSCOPE:
             return self._query(query or ServerQuery(), sample_type)
-        options = ReadOptions(sample_type=sample_type, max_decompressed=self.max_size)
+        options = ReadOptions.sized(self.max_size, sample_type=sample_type)
         # read from the one descriptor proven under a root: a name checked, then opened again, can be raced
         with opened_under(self.resolve(source), self.roots) as file:
             key = (str(file.real), file.info.st_size, file.info.st_mtime_ns, sample_type)

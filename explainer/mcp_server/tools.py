@@ -198,23 +198,27 @@ def diff(before: Profile, after: Profile, limit: int = 10) -> Result:
     return fit(Result(data, report.to_markdown(changes, n)))
 
 
-def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5) -> Result:
+def handoff(profile: Profile, baseline: Profile | None = None, limit: int = 5, pods: list[str] | None = None) -> Result:
+    """``pods``: a server source's pods section (:func:`explainer.report.cluster.pods_section`)."""
     from explainer.report.handoff import handoff_markdown
 
     n = clamp(limit, 1, 20)
     summary = summarize(profile, Options(top=n))
-    report = handoff_markdown(profile, baseline, summary=summary, top=n)  # offline: deterministic
+    report = handoff_markdown(profile, baseline, summary=summary, top=n, pods=pods)  # offline: deterministic
     rows = [_row(r.name, r.self, r.total, profile.total) for r in summary.top_self.rows]
     data = _envelope("handoff", profile, top_self=rows, report_markdown=report, **_truncation(summary))
     return fit(Result(data, report))
 
 
-def ask(profile: Profile, question: str, baseline: Profile | None = None) -> Result:
-    """The offline explainer's answer: no model is called, every number is the analyzer's."""
+def ask(profile: Profile, question: str, baseline: Profile | None = None, cluster: Any = None) -> Result:
+    """The offline explainer's answer: no model is called, every number is the analyzer's. ``cluster``
+    (an :class:`explainer.explain.cluster.ClusterDesk`) answers questions about a server's pods."""
     from explainer.explain import Conversation
 
     text = question.strip()[:MAX_QUESTION_CHARS]
-    answer = Conversation(profile, mode="offline", baseline=baseline).ask(text)
+    conversation = Conversation(profile, mode="offline", baseline=baseline)
+    conversation.cluster = cluster
+    answer = conversation.ask(text)
     summary = summarize(profile, Options(top=1))
     data = _envelope(
         "ask",

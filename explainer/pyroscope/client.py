@@ -10,6 +10,7 @@ rest of this client's life, where that API has an equivalent.
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -19,9 +20,25 @@ import requests
 
 from explainer.errors import BadResponseError, EmptyResultError, ExplainerError
 from explainer.model import Profile, SampleType, Source
+from explainer.pyroscope import protowire, wire
 from explainer.pyroscope.auth import Credentials, split_url
-from explainer.pyroscope.query import DEFAULT_TIMEOUT, ProfileType, Query, TimeRange, resolve_profile_type
-from explainer.pyroscope.transport import ApiUnavailableError, Deadline, Event, Transport, TransportOptions
+from explainer.pyroscope.query import (
+    DEFAULT_TIMEOUT,
+    MAX_NODES_LIMIT,
+    ProfileType,
+    Query,
+    TimeRange,
+    resolve_profile_type,
+)
+from explainer.pyroscope.transport import (
+    ApiUnavailableError,
+    CodecUnavailableError,
+    Deadline,
+    Event,
+    Payload,
+    Transport,
+    TransportOptions,
+)
 from explainer.symbols import clean
 
 _SERVICE = "/querier.v1.QuerierService/"
@@ -214,14 +231,91 @@ class PyroscopeClient:
         return EmptyResultError(f"no samples on {self.base_url} for {query.describe()}")
 
     def profile(self, query: Query, *, deadline: Deadline | None = None) -> Profile:
-        """The whole merged pprof (``SelectMergeProfile``): not truncated to ``maxNodes``."""
+        """The whole merged pprof, not truncated to ``maxNodes``: binary where the server speaks it
+        (``SelectMergeProfile``, else ``SelectMergeStacktraces`` with ``format=PROFILE_FORMAT_PPROF``),
+        read by the same reader as a file; protojson only from a server or proxy without the binary codec."""
+        deadline = deadline or self.deadline()
+        try:
+            return self._binary_profile(query, deadline)
+        except CodecUnavailableError:
+            self._event("no binary codec here: fetching the profile as JSON")
+        return self._json_profile(query, deadline)
+
+    def _proto(self, method: str, fields: list[protowire.Field], deadline: Deadline) -> bytearray | bytes:
+        self._event(method)
+        cap = self._transport.options.max_profile
+        payload = Payload(protowire.encode(fields), "application/proto", cap, wire.PROFILE_LIFT)
+        reply = self._transport.request("POST", _SERVICE + method, method, deadline, payload=payload)
+        if reply.content_type not in ("application/proto", "application/protobuf", ""):
+            # a proxy's page or JSON from something that ignored the codec: not a profile
+            raise self._bad(method, f"expected application/proto, got {clean(reply.content_type, 40)}")
+        return reply.body
+
+    def _binary_profile(self, query: Query, deadline: Deadline) -> Profile:
+        t = query.profile_type
+        head: list[protowire.Field] = [
+            (1, t.id),
+            (2, query.selector),
+            (3, query.window.start_ms),
+            (4, query.window.end_ms),
+        ]
+        try:  # deprecated on newer servers but still served, and it applies no node budget
+            body = self._proto("SelectMergeProfile", head, deadline)
+        except CodecUnavailableError:
+            raise
+        except ApiUnavailableError:
+            return self._stacktraces_pprof(query, head, deadline)
+        if not body:  # protobuf's empty message: nothing matched
+            raise self._empty(query)
+        return self._read_pprof(body, query, "SelectMergeProfile")
+
+    def _stacktraces_pprof(self, query: Query, head: list[protowire.Field], deadline: Deadline) -> Profile:
+        """Newer servers: the flame-graph call answers a pprof in ``pprof[5].profile[1]``. The node
+        budget is the largest the server allows, so a budget it applies to pprof cuts the least."""
+        method = "SelectMergeStacktraces"
+        body = self._proto(method, [*head, (5, MAX_NODES_LIMIT), (6, protowire.PPROF_FORMAT)], deadline)
+        try:
+            outer = protowire.nested(body, (5,))
+            where = protowire.nested(body, (5, 1))
+        except ExplainerError as exc:
+            raise self._undecodable(method, "answer", exc) from exc
+        if body and outer is None:  # an older server drops the unknown format and answers a flame graph
+            raise ApiUnavailableError(f"{method} on {self.base_url} answered no pprof (no PROFILE_FORMAT_PPROF here)")
+        if where is None or where[0] == where[1]:
+            raise self._empty(query)
+        return self._read_pprof(_cut(body, *where), query, method)
+
+    def _read_pprof(self, data: bytes | bytearray, query: Query, method: str) -> Profile:
+        from explainer.readers.pprof import read_pprof
+
+        try:
+            profile = read_pprof(data, location=self.base_url)
+        except ExplainerError as exc:
+            raise self._undecodable(method, "profile", exc) from exc
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:  # as read_bytes maps them
+            raise self._undecodable(method, "profile", exc) from exc
+        if profile.stack_count == 0:
+            raise self._empty(query)
+        return self._finish(profile, replace(query, max_nodes=0), "connect-pprof")
+
+    def _json_profile(self, query: Query, deadline: Deadline) -> Profile:
+        """``SelectMergeProfile`` as protojson: every int64 a JSON string, parsed in Python (slow on large profiles)."""
         from google.protobuf import json_format
 
         from explainer.readers.pprof import read_pprof_message
         from explainer.readers.pprof_schema import ProfileMessage
 
         body = {k: v for k, v in query.connect_body().items() if k != "maxNodes"}
-        obj = self._rpc("SelectMergeProfile", body, deadline, "sample", "sampleType", "stringTable")
+        self._event("SelectMergeProfile")
+        payload = Payload(json.dumps(body, separators=(",", ":")).encode(), lift=wire.PROFILE_LIFT)
+        reply = self._transport.request(
+            "POST", _SERVICE + "SelectMergeProfile", "SelectMergeProfile", deadline, payload=payload
+        )
+        obj = self._expect(
+            self._transport.json(reply, "SelectMergeProfile"),
+            "SelectMergeProfile",
+            ("sample", "sampleType", "stringTable"),
+        )
         if not obj.get("sample"):
             raise self._empty(query)
         strings = obj.get("stringTable", [])
@@ -236,19 +330,48 @@ class PyroscopeClient:
             raise self._undecodable("SelectMergeProfile", "profile", exc) from exc
         if profile.stack_count == 0:
             raise self._empty(query)
-        return self._finish(profile, replace(query, max_nodes=0), "connect-pprof")
+        return self._finish(profile, replace(query, max_nodes=0), "connect-pprof-json")
 
     def series(
-        self, query: Query, step_s: float, *, group_by: tuple[str, ...] = (), deadline: Deadline | None = None
+        self,
+        query: Query,
+        step_s: float,
+        *,
+        group_by: tuple[str, ...] = (),
+        average: bool = False,
+        limit: int = 0,
+        call_site: tuple[str, ...] = (),
+        deadline: Deadline | None = None,
     ) -> list[Series]:
-        """The timeline (``SelectSeries``): one value per ``step_s`` seconds, summed."""
-        body = {k: v for k, v in query.connect_body().items() if k != "maxNodes"}
+        """The timeline (``SelectSeries``): one value per ``step_s`` seconds, summed (or ``average``d),
+        per ``group_by`` label set; ``limit``: the server keeps only its top N series; ``call_site``:
+        only stacks that begin (root first) with these frames (``stackTraceSelector``)."""
+        body: dict[str, Any] = {k: v for k, v in query.connect_body().items() if k != "maxNodes"}
         body.update(step=float(step_s), groupBy=list(group_by))
+        if average:
+            body["aggregation"] = "TIME_SERIES_AGGREGATION_TYPE_AVERAGE"
+        if limit > 0:
+            body["limit"] = limit
+        if call_site:
+            body["stackTraceSelector"] = {"callSite": [{"name": n} for n in call_site]}
         raw = self._rpc("SelectSeries", body, deadline, "series").get("series", [])
         try:
             return [_series(s) for s in raw]
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise self._bad("SelectSeries", "series is not a list of {labels, points}") from exc
+
+    def label_sets(
+        self, window: TimeRange, selector: str = "{}", names: tuple[str, ...] = (), *, deadline: Deadline | None = None
+    ) -> list[dict[str, str]]:
+        """The distinct label sets (``Series``) matching ``selector``; ``names`` keeps only those labels."""
+        body: dict[str, Any] = {**_matchers(selector), "start": window.start_ms, "end": window.end_ms}
+        if names:
+            body["labelNames"] = list(names)
+        raw = self._rpc("Series", body, deadline, "labelsSet").get("labelsSet", [])
+        try:
+            return [{str(lb["name"]): str(lb.get("value", "")) for lb in s.get("labels", [])} for s in raw]
+        except (TypeError, AttributeError, KeyError) as exc:
+            raise self._bad("Series", "labelsSet is not a list of {labels}") from exc
 
     def diff(self, left: Query, right: Query, *, deadline: Deadline | None = None) -> tuple[Profile, Profile]:
         """Baseline and comparison as two profiles, aligned by the server (``Diff``)."""
@@ -263,6 +386,14 @@ class PyroscopeClient:
         except ExplainerError as exc:
             raise self._undecodable("Diff", "flame graph", exc) from exc
         return self._finish(a, left, "connect-diff"), self._finish(b, right, "connect-diff")
+
+
+def _cut(body: bytes | bytearray, start: int, end: int) -> bytearray:
+    """``body[start:end]`` without a second copy of a large answer: a bytearray drops its head in place."""
+    out = body if isinstance(body, bytearray) else bytearray(body)
+    del out[end:]
+    del out[:start]
+    return out
 
 
 def _matchers(selector: str) -> dict[str, list[str]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from explainer.pyroscope.auth import Credentials
 from explainer.pyroscope.defaults import DEFAULT_MAX_NODES, DEFAULT_TIMEOUT
+from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 
 if TYPE_CHECKING:  # requests and the client load only when a server is queried
     import requests
@@ -39,6 +40,8 @@ class ServerSource:
     end: str = "now"
     max_nodes: int = DEFAULT_MAX_NODES
     full_profile: bool = False  # the whole merged pprof (SelectMergeProfile) instead of the flame graph
+    keep_other: bool = False  # keep a flame graph whose 'other' holds over 1% (default: fetch the full profile)
+    max_profile: int = DEFAULT_MAX_DECOMPRESSED  # bytes of a binary pprof: a file's cap (--max-size)
     quote_bodies: bool = True  # False where the URL is whatever a user typed (the app): one status line only
 
     def query(
@@ -61,7 +64,7 @@ class ServerSource:
         from explainer.pyroscope.client import PyroscopeClient
         from explainer.pyroscope.transport import TransportOptions
 
-        options = TransportOptions(quote_bodies=self.quote_bodies)
+        options = TransportOptions(max_profile=self.max_profile, quote_bodies=self.quote_bodies)
         if self.max_response is not None:
             options = dataclasses.replace(options, max_response=self.max_response)
         return PyroscopeClient(
@@ -82,6 +85,7 @@ class ServerSource:
         """The profile: resolve the type in the window, then one query, all within one deadline."""
         import requests
 
+        from explainer.pyroscope.exact import exact_profile
         from explainer.pyroscope.query import Query, check_max_nodes
         from explainer.pyroscope.selector import build_selector
 
@@ -95,4 +99,7 @@ class ServerSource:
             query = Query(profile_type, selector, window, max_nodes)
             if self.full_profile:
                 return client.profile(query, deadline=deadline)
-            return client.flame_graph(query, deadline=deadline)
+            if self.keep_other:
+                return client.flame_graph(query, deadline=deadline)
+            # exact by default: a flame graph mostly merged into 'other' is replaced by the full profile
+            return exact_profile(client, query, deadline=deadline, on_event=on_event)

@@ -58,6 +58,7 @@ class TransportOptions:
     backoff_cap: float = 4.0
     retry_after_cap: float = 10.0
     max_response: int = 128 * 2**20  # bytes on the wire and after gzip, each
+    max_profile: int = 384 * 2**20  # the same for a binary pprof: a file's cap (--max-size), not JSON's
     max_redirects: int = 3
     # False where the server is whatever a user typed (the app): errors then carry one line of
     # status and never a fetched page's title, text or keys (no server-side request forgery echo)
@@ -88,6 +89,21 @@ class ApiUnavailableError(BadResponseError):
     """The endpoint does not exist here (HTTP 404/405/501 or Connect ``unimplemented``)."""
 
 
+class CodecUnavailableError(ApiUnavailableError):
+    """The endpoint exists but not in this encoding (HTTP 415: e.g. a proxy or server without ``application/proto``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """A request body already encoded, with its media type; ``cap`` bounds the answer (0: the JSON
+    cap) and ``lift`` names the option that raises that cap in the too-big message."""
+
+    data: bytes
+    content_type: str = "application/json"
+    cap: int = 0
+    lift: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: int
@@ -110,6 +126,9 @@ class _Call:
     endpoint: str
     deadline: Deadline
     trusted: bool = True  # False once redirected to another origin: no credentials, no tenant
+    content_type: str = "application/json"
+    cap: int = 0  # 0: options.max_response
+    lift: str = ""  # the option that raises ``cap``, for the too-big message
 
 
 class Transport:
@@ -142,11 +161,25 @@ class Transport:
         self._jitter = jitter
 
     def request(
-        self, method: str, path: str, endpoint: str, deadline: Deadline, *, json: Any = None, params: Any = None
+        self,
+        method: str,
+        path: str,
+        endpoint: str,
+        deadline: Deadline,
+        *,
+        json: Any = None,
+        params: Any = None,
+        payload: Payload | None = None,
     ) -> Reply:
-        """A 2xx reply, after redirects and retries; anything else raises a typed error."""
+        """A 2xx reply, after redirects and retries; anything else raises a typed error.
+        ``payload`` is a body already encoded (binary protobuf), answered in the same media type."""
         data = None if json is None else jsonlib.dumps(json, separators=(",", ":")).encode()
-        reply = self._with_retries(_Call(method, self.base_url + path, data, params, endpoint, deadline))
+        call = _Call(method, self.base_url + path, data, params, endpoint, deadline)
+        if payload is not None:
+            call = replace(
+                call, data=payload.data, content_type=payload.content_type, cap=payload.cap, lift=payload.lift
+            )
+        reply = self._with_retries(call)
         if 200 <= reply.status < 300:
             return reply
         raise self._status_error(reply, endpoint)
@@ -260,9 +293,10 @@ class Transport:
         )
 
     def _exchange_now(self, call: _Call, cancel: threading.Event) -> Reply:
-        headers: dict[str, str | None] = {"Accept-Encoding": "gzip", "Accept": "application/json"}
+        # Connect answers a unary call in the request's codec; Accept says so to proxies too
+        headers: dict[str, str | None] = {"Accept-Encoding": "gzip", "Accept": call.content_type}
         if call.data is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = call.content_type
         extra = self.credentials.headers()
         for name in ("Authorization", "X-Scope-OrgID"):
             headers[name] = extra.get(name) if call.trusted else None  # None also drops a session header
@@ -291,9 +325,9 @@ class Transport:
         with response:
             status = response.status_code
             ok = 200 <= status < 300
-            cap = self.options.max_response if ok else _ERROR_BODY_CAP
+            cap = (call.cap or self.options.max_response) if ok else _ERROR_BODY_CAP
             where = f"{call.endpoint} on {self.base_url}"
-            body = b"" if status in _REDIRECT else wire.read_body(response, where, cap, ok, stop)
+            body = b"" if status in _REDIRECT else wire.read_body(response, where, cap, ok, stop, call.lift)
             return Reply(status, response.headers, body, call.url)
 
     def _status_error(self, reply: Reply, endpoint: str) -> ExplainerError:
@@ -312,6 +346,8 @@ class Transport:
                     "another server; give this server its own credentials"
                 )
             return self._bad(f"{where} refused the request{detail}", AuthError, hint)
+        if status == 415:
+            return self._bad(f"{where} does not take this encoding{detail}", CodecUnavailableError)
         if status in (404, 405, 501) or code == "unimplemented":
             return self._bad(f"{where} is not available{detail}", ApiUnavailableError)
         if status == 429:

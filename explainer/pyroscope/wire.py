@@ -99,15 +99,22 @@ def private_transport(url: str) -> bool:
         return False
 
 
-def too_big(where: str, cap: int) -> BadResponseError:
-    return BadResponseError(
-        f"{where}: the response is larger than the {cap:,}-byte cap",
-        hint="narrow the selector or time range, lower --max-nodes, or raise --max-size if you trust this server",
-    )
+FLAME_GRAPH_LIFT = "narrow the selector or time range, lower --max-nodes, or raise --max-size if you trust this server"
+PROFILE_LIFT = "raise --max-size (bytes) if you trust this server, or narrow the selector or time range"
+
+
+def too_big(where: str, cap: int, lift: str = "") -> BadResponseError:
+    """``lift`` names what raises the cap for this kind of answer (a full profile has no node budget)."""
+    return BadResponseError(f"{where}: the response is larger than the {cap:,}-byte cap", hint=lift or FLAME_GRAPH_LIFT)
 
 
 def read_body(
-    response: requests.Response, where: str, cap: int, strict: bool, stop: Callable[[], ExplainerError | None]
+    response: requests.Response,
+    where: str,
+    cap: int,
+    strict: bool,
+    stop: Callable[[], ExplainerError | None],
+    lift: str = "",
 ) -> bytes | bytearray:
     """The whole body, inflated, or an error; ``stop()`` returns an error once time is up.
 
@@ -118,7 +125,7 @@ def read_body(
     declared = response.headers.get("Content-Length", "")
     length = int(declared) if declared.isdigit() else None
     if strict and length is not None and length > cap:
-        raise too_big(where, cap)
+        raise too_big(where, cap, lift)
     inflater = Inflater(response.headers.get("Content-Encoding", ""), cap, where)
     raw: Any = response.raw
     read = getattr(raw, "read1", None) or raw.read
@@ -135,7 +142,7 @@ def read_body(
             inflater.feed(chunk)
             if wire > cap or inflater.over:
                 if strict:
-                    raise too_big(where, cap)
+                    raise too_big(where, cap, lift)
                 return inflater.partial()
     except ExplainerError:
         raise

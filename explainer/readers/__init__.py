@@ -38,6 +38,14 @@ class ReadOptions:
     max_input: int = limits.DEFAULT_MAX_INPUT
     cost: CostBudget | None = None  # the work a profile may ask for; None: the defaults and $EXPLAINER_MAX_*
 
+    @classmethod
+    def sized(cls, max_size: int, *, sample_type: str | None = None, unit: str | None = None) -> ReadOptions:
+        """``--max-size`` as one option for both caps: it is the decompressed cap, and once raised past
+        its default it lifts the raw-input cap with it (a 4.4M-stack profile is already 256 MiB gzipped);
+        below the default raw cap it lowers that one too (see :attr:`input_limit`)."""
+        max_input = max_size if max_size > limits.DEFAULT_MAX_DECOMPRESSED else limits.DEFAULT_MAX_INPUT
+        return cls(sample_type, unit, max_decompressed=max_size, max_input=max_input)
+
     @property
     def input_limit(self) -> int:
         """Raw bytes read at all: the input cap, never more than the decompressed cap."""

@@ -32,7 +32,7 @@ def coverage_sentence(lst: TopList, what: str = "functions") -> str:
 
 def truncation_notes(summary: Summary) -> list[str]:
     t = summary.profile.truncation
-    notes = []
+    notes = [summary.profile.source.note] if summary.profile.source.note else []
     if t.other_nodes:
         notes.append(
             f"the source merged small call paths into {t.other_nodes:,} 'other' node(s) holding "

@@ -48,13 +48,15 @@ def handoff_markdown(
     grafana_datasource: str | None = None,
     peak: Window | None = None,
     require_model: bool = False,
+    pods: list[str] | None = None,
 ) -> str:
     """The handoff report for ``profile`` (and what changed since ``baseline``), as Markdown.
 
     ``summary`` is an already computed analysis of ``profile`` (its options, such as focus, are
     kept); ``llm_settings`` (``explainer.explain.LlmSettings``) asks the configured model for a
     verified summary on top; ``now`` is printed as the generation time when given; ``peak`` says
-    the window was chosen at the peak of the series (``--at-peak``); ``require_model`` makes a
+    the window was chosen at the peak of the series (``--at-peak``); ``pods`` is the server source's
+    pods section (:func:`explainer.report.cluster.pods_section`), placed after the headline; ``require_model`` makes a
     model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`.
     """
     summary = summary or summarize(profile, Options(top=top))
@@ -67,6 +69,7 @@ def handoff_markdown(
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
     out += headline_section(reading, diff)
+    out += pods or []
     if summary.total:
         out += consumers_section(reading, top)
         out += chains_section(reading, top)

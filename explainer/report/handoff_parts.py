@@ -122,7 +122,9 @@ def chains_to(reading: Reading, n: int) -> list[Chain]:
     if any(reading.role(name) == "allocator" for name in names):
         names = [s.name for s in reading.sites[:n]] or names
     ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
-    chains = heaviest_chains(summary.profile, summary.stats, ids)  # one pass over the frames for all
+    # one pass over the frames for all, the summary's own chain (to the top by self) among them
+    first = summary.top_self.rows[:1]
+    chains = heaviest_chains(summary.profile, summary.stats, [*ids, *(r.id for r in first)])
     # None: reached only off the widest path; left out, not guessed
     return [c for c in (chains[fid] for fid in ids) if c is not None]
 

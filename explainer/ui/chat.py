@@ -14,6 +14,8 @@ from typing import Any
 
 from explainer import markdown
 from explainer.explain import Answer, Conversation, LlmSettings
+from explainer.explain.answers.followups import follow_ups
+from explainer.explain.answers.orientation import ORIENTATIONS
 from explainer.explain.safety import defang_images
 from explainer.model import Profile
 from explainer.symbols import clean
@@ -126,11 +128,27 @@ def preview(st: Any, conv: Keyed, question: str, model: str) -> str | None:
     return None
 
 
-def suggestions(st: Any, questions: list[str]) -> str | None:
+def suggestions(st: Any, questions: list[str], key: str = "suggest") -> str | None:
     """The first questions as buttons, for a page that is useful before anyone types."""
     clicked = None
     for i, q in enumerate(questions[:4]):
-        if st.button(q, key=f"suggest_{i}", icon=":material/chat_bubble:"):
+        if st.button(q, key=f"{key}_{i}", icon=":material/chat_bubble:"):
+            clicked = q
+    return clicked
+
+
+def next_questions(st: Any, state: SessionData, conv: Keyed) -> str | None:
+    """After an answer: what usually comes next, in the language of the last question, as small buttons."""
+    questions = follow_ups(conv.conv.context)
+    if not questions:
+        return None
+    row = st.container(horizontal=True, gap="small")  # wraps: a long question is never cut
+    clicked = None
+    for i, q in enumerate(questions):
+        # keyed by the turn, so a button of an earlier answer is never mistaken for this one's
+        if row.button(
+            q, key=f"next_{len(state.history)}_{i}", type="tertiary", icon=":material/subdirectory_arrow_right:"
+        ):
             clicked = q
     return clicked
 
@@ -143,6 +161,7 @@ def download(st: Any, make: Callable[[], str], disabled: bool = False) -> None:
         file_name="explainer-handoff.md",
         mime="text/markdown",
         icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
         disabled=disabled,
         help="A Markdown report of this analysis to hand to a teammate or attach to an issue.",
     )
@@ -168,6 +187,11 @@ class Keyed:
 
     conv: Conversation
     settings: LlmSettings
+    orientation: str = "flame"  # as this browser draws the flame graph
+
+    def __post_init__(self) -> None:
+        # "above" and "below" in the offline answers follow the flame graph this browser draws
+        self.conv.offline.orientation = self.orientation if self.orientation in ORIENTATIONS else "flame"
 
     @property
     def last_answer(self) -> Answer | None:
@@ -201,7 +225,7 @@ def conversation(
             summary=shared_summary(profile),  # the page's, not a second analysis per session
             context=None if baseline is not None else shared_context(profile),  # prepared once for all sessions
         )
-    return Keyed(state.conversations[mode], settings)
+    return Keyed(state.conversations[mode], settings, state.orientation)
 
 
 def settings_from(secrets: Any) -> LlmSettings:
@@ -238,6 +262,9 @@ def panel(
             with hints.container(), st.chat_message("assistant"):
                 st.markdown(intro)
                 clicked = suggestions(st, conv_for(mode).suggested_questions())
+        elif state.pending is None:  # the last answer's follow-ups (gone once a question is asked)
+            with hints.container():
+                clicked = next_questions(st, state, conv_for(mode))
     confirm = mode == MODEL and st.checkbox("Show what is sent before each question", value=True, key="confirm_send")
     typed = st.chat_input("Ask about this profile, e.g. What uses the most GPU memory?", max_chars=2000)
     question = typed or clicked
@@ -248,6 +275,7 @@ def panel(
             state.pending = question
         elif question:
             answer(st, state, conv_for(mode), question, model_label)
+            next_questions(st, state, conv_for(mode))  # a click reruns the page, which finds it above
         if state.pending is not None:
             slot = st.empty()
             with slot.container():

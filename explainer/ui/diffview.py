@@ -1,5 +1,5 @@
 """What a baseline changes on the page: a "comparing with" banner with a way to clear it, and
-the Diff tab with a diff flame graph (red growth, green shrinkage, grey under the noise floor)
+the Diff tab with a diff flame graph (red growth, blue shrinkage, grey under the noise floor)
 and a before/after table, both from the same noise floor as :mod:`explainer.analysis.diff`.
 """
 
@@ -14,10 +14,10 @@ from explainer.analysis.diff import Diff, FunctionChange, diff_profiles
 from explainer.analysis.difftree import diff_tree
 from explainer.model import Profile
 from explainer.symbols import clean
-from explainer.ui import flamegraph
+from explainer.ui import flamegraph, tables
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData
-from explainer.ui.views import elide_middle
+from explainer.ui.views import full_name
 
 TAB = "Diff"
 TABLE_ROWS = 200
@@ -42,10 +42,6 @@ def banner(st: Any, state: SessionData, baseline: Profile) -> None:
     cols[1].button("Clear baseline", key="clear_baseline", icon=":material/close:", on_click=clear, args=(state,))
 
 
-def _signed(value: int, unit: str) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "±") + units.format_value(abs(value), unit)
-
-
 def _relative(change: FunctionChange) -> str:
     rel = change.relative("self")
     if rel is None:
@@ -53,18 +49,20 @@ def _relative(change: FunctionChange) -> str:
     return f"{rel:+.0%}".replace("-", "−")
 
 
+VALUES = ("self before", "self after", "total before", "total after")
+
+
 def table(diff: Diff) -> pd.DataFrame:
     rows = diff.ranked("self", significant=False)[:TABLE_ROWS]
-    unit = diff.unit
     return pd.DataFrame(
         {
-            "function": [elide_middle(c.name) for c in rows],
-            "self before": [units.format_value(c.self_before, unit) for c in rows],
-            "self after": [units.format_value(c.self_after, unit) for c in rows],
-            "self change": [_signed(c.delta("self"), unit) for c in rows],
+            "function": [full_name(c.name) for c in rows],
+            "self before": [int(c.self_before) for c in rows],
+            "self after": [int(c.self_after) for c in rows],
+            "self change": [int(c.delta("self")) for c in rows],
             "relative": [_relative(c) for c in rows],
-            "total before": [units.format_value(c.total_before, unit) for c in rows],
-            "total after": [units.format_value(c.total_after, unit) for c in rows],
+            "total before": [int(c.total_before) for c in rows],
+            "total after": [int(c.total_after) for c in rows],
             "verdict": ["noise" if c.noise("self") else "grew" if c.delta("self") > 0 else "shrank" for c in rows],
         }
     )
@@ -88,18 +86,35 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
     unit = profile.unit
     st.caption(
         f"Baseline {units.format_value(diff.total_before, unit)} → now {units.format_value(diff.total_after, unit)}. "
-        "Red bars grew, green bars shrank, grey bars moved less than the noise floor "
+        "Red bars grew, blue bars shrank (told apart with red-green colour blindness too), grey bars moved less "
+        "than the noise floor "
         f"({diff.floor.min_share:.0%} of the larger total and {diff.floor.min_relative:.0%} of the value before). "
         "Bar width is before + after."
     )
-    flamegraph.draw(data[0], "diff_flame")
+    flamegraph.draw(
+        data[0],
+        "diff_flame",
+        orientation=state.orientation,
+        on_orientation=flamegraph.orientation_follower(st, state, "diff_flame"),
+    )
     for note in diff.notes:
         st.warning(clean(note, 300), icon="⚠️")
+    frame = table(diff)
     st.dataframe(
-        table(diff),
+        tables.styled(frame, unit, values=VALUES, signed=("self change",)),
         hide_index=True,
         width="stretch",
+        row_height=50,
         column_config={"function": st.column_config.TextColumn(width="large")},
+    )
+    st.download_button(
+        "Download CSV (exact values)",
+        data=lambda: tables.csv_bytes(frame, unit, values=(*VALUES, "self change")),
+        file_name="explainer-diff.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
+        key="diff_csv",
     )
     moved = len(diff.ranked("self", significant=False))
     more = f"; the first {TABLE_ROWS} rows are listed" if moved > TABLE_ROWS else ""

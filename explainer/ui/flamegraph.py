@@ -27,11 +27,12 @@ import numpy as np
 from explainer import units
 from explainer.analysis.difftree import DiffTree
 from explainer.analysis.tree import DEFAULT_MAX_NODES, CallTree, build_tree
+from explainer.explain.answers.conventions import describe
 from explainer.knowledge.classify import OTHER as UNCURATED
-from explainer.knowledge.classify import classify, label
+from explainer.knowledge.classify import classify, label, lookup
 from explainer.model import OTHER, Profile
-from explainer.symbols import clean, decode
-from explainer.ui.state import SessionData
+from explainer.symbols import Symbol, clean, decode, guess_runtime
+from explainer.ui.state import FLAME, ICICLE, SessionData
 
 ASSETS = Path(__file__).parent / "flame"
 NAME_CAP = 300  # characters of a name sent to the browser (the tooltip shows it whole up to this)
@@ -59,6 +60,26 @@ def colour_group(name: str) -> str:
     return clean(package, 60) or sym.language or sym.kind
 
 
+def package_of(sym: Symbol) -> str:
+    """The package (or namespace, module, library) a frame belongs to, for the "by package" colours."""
+    owner = sym.owner.replace("::", ".").replace("/", ".")
+    return clean(owner.split(".")[0], 60) if owner else (sym.language or sym.kind)
+
+
+def _english(message: str, /, **values: str) -> str:
+    return message.format(**values)
+
+
+def tooltip_meaning(name: str, runtime: str | None = None) -> str:
+    """What a bar's tooltip says a frame is, beyond its name: the curated explanation with its
+    category when the knowledge base knows the frame, else the frame's kind and language (the
+    decoder's full sentence restates the name, which the tooltip already shows)."""
+    entry = lookup(name)
+    if entry is not None:
+        return f"{label(entry.category)}: {entry.explanation}"
+    return describe(decode(name, runtime), _english)
+
+
 def _interned(values: list[str]) -> tuple[list[str], list[int]]:
     table: dict[str, int] = {}
     index = [table.setdefault(v, len(table)) for v in values]
@@ -80,11 +101,15 @@ def payload(
     raw = tuple(tree.names[int(f)] for f in used)
     is_marker = [int(f) >= n_profile_names for f in used]  # the tree's own `other` (not a function called so)
     names = [MERGED if m else clean(r, NAME_CAP) for r, m in zip(raw, is_marker, strict=True)]
+    runtime = guess_runtime(tree.names[:n_profile_names])
     meanings, meaning = _interned(
-        ["Smaller call paths merged to stay within the bar budget." if m else decode(r).meaning
+        ["Smaller call paths merged to stay within the bar budget." if m else tooltip_meaning(r, runtime)
          for r, m in zip(raw, is_marker, strict=True)]
     )  # fmt: skip
     groups, group = _interned(["other" if m else colour_group(r) for r, m in zip(raw, is_marker, strict=True)])
+    packages, package = _interned(
+        ["other" if m else package_of(decode(r, runtime)) for r, m in zip(raw, is_marker, strict=True)]
+    )
     ids = local.tolist() if rooted else [-1, *local.tolist()]
     data = {
         "id": uuid.uuid4().hex,  # a new profile resets the browser's zoom and selection
@@ -94,6 +119,8 @@ def payload(
         "meaning": meaning,
         "groups": groups,
         "group": group,
+        "packages": packages,
+        "package": package,
         "func": ids,
         "parent": (tree.parent[skip:] - skip).tolist(),
         "total": tree.total[skip:].tolist(),
@@ -136,9 +163,10 @@ def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
     return data, raw
 
 
-def caption(data: FlameData, profile: Profile) -> str:
+def caption(data: FlameData, profile: Profile, orientation: str = FLAME) -> str:
     tree = data.tree
-    parts = [f"{tree.size - 1:,} call-tree nodes, root (all {units.format_value(tree.total[0], tree.unit)}) at the top"]
+    where = "at the bottom, callees above their callers" if orientation == FLAME else "at the top, callees below"
+    parts = [f"{tree.size - 1:,} call-tree nodes, root (all {units.format_value(tree.total[0], tree.unit)}) {where}"]
     if tree.merged_nodes:
         held = units.format_value(data.other_value, tree.unit)
         parts.append(
@@ -149,7 +177,7 @@ def caption(data: FlameData, profile: Profile) -> str:
     if profile.truncation.other_nodes:
         merged = units.format_value(profile.truncation.other_value, tree.unit)
         parts.append(f"the source itself had already merged {merged} into '{OTHER}'")
-    parts.append("colours follow the memory category, or the package for other code")
+    parts.append("colours follow the legend above the graph")
     return "; ".join(parts) + "."
 
 
@@ -165,17 +193,42 @@ def _renderer() -> Any:
     )
 
 
-def draw(data: dict[str, Any], key: str, focus: str = "", why: str = "", on_sandwich: Any = None) -> Any:
+def draw(
+    data: dict[str, Any],
+    key: str,
+    focus: str = "",
+    why: str = "",
+    on_sandwich: Any = None,
+    orientation: str | None = None,
+    on_orientation: Any = None,
+) -> Any:
     """Mount the component, ``focus`` highlighted (``why`` says what chose it); ``on_sandwich`` runs
-    (before the rerun) when "Sandwich view" is clicked."""
+    (before the rerun) when "Sandwich view" is clicked. With an ``orientation`` the user may flip the
+    graph (the browser remembers it) and ``on_orientation`` runs when the drawn orientation changes;
+    without one (a sandwich's graphs) the payload's own direction holds."""
     shown = {**data, "focus": clean(focus, NAME_CAP), "focusWhy": why or "the function in focus"}
-    return _renderer()(data=shown, key=key, on_sandwich_change=on_sandwich or (lambda: None))
+    callbacks = {"on_sandwich_change": on_sandwich or (lambda: None)}
+    if orientation is not None:
+        shown["orientation"] = orientation
+        callbacks["on_orientation_change"] = on_orientation or (lambda: None)
+    return _renderer()(data=shown, key=key, **callbacks)
 
 
 def picked(data: FlameData, value: Any) -> str:
     """The raw function name for a payload name index sent by the browser ("" if it is not one)."""
     ok = isinstance(value, int) and 0 <= value < len(data.raw) and value != data.payload["otherId"]
     return data.raw[value] if ok else ""
+
+
+def orientation_follower(st: Any, state: SessionData, key: str) -> Callable[[], None]:
+    """The callback that keeps ``state.orientation`` as the browser draws the graph under ``key``."""
+
+    def follow() -> None:
+        value = getattr(st.session_state[key], "orientation", None)
+        if value in (FLAME, ICICLE):
+            state.orientation = value
+
+    return follow
 
 
 def show(
@@ -189,5 +242,13 @@ def show(
         if chosen:
             on_pick(chosen)
 
-    draw(data.payload, key, state.selected, state.selected_by, to_sandwich)
-    st.caption(caption(data, profile))
+    draw(
+        data.payload,
+        key,
+        state.selected,
+        state.selected_by,
+        to_sandwich,
+        orientation=state.orientation,
+        on_orientation=orientation_follower(st, state, key),
+    )
+    st.caption(caption(data, profile, state.orientation))

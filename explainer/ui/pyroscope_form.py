@@ -239,6 +239,11 @@ def panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
         err = _series_and_load(st, state, ptype)
         if err:
             return None, err
+        from explainer.ui import breakdown
+
+        err = breakdown.panel(st, state, ptype, lambda w: _query(st, ptype, w), _server_call)
+        if err:
+            return None, err
     remote = state.remote
     if remote is not None and where is not None and remote.source.location == where[0]:
         return remote, ""
@@ -289,9 +294,11 @@ def _series_and_load(st: Any, state: SessionData, ptype: Any) -> str:
         at_peak = st.button("Load at peak", key="pyro_load_peak", icon=":material/vertical_align_top:")
     if load_all or at_peak:
         from explainer.pyroscope import TimeRange
+        from explainer.pyroscope.exact import exact_profile
 
         span = TimeRange(shown[1].start_ms, shown[1].end_ms) if at_peak and shown else None
-        profile, err = _server_call(st, lambda c, w: c.flame_graph(_query(st, ptype, w)), span)
+        # exact by default: a flame graph mostly merged into 'other' is replaced by the full profile
+        profile, err = _server_call(st, lambda c, w: exact_profile(c, _query(st, ptype, w)), span)
         if err:
             return err
         state.remote = profile

@@ -18,9 +18,9 @@ from explainer.analysis.summary import Summary
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile
 from explainer.symbols import clean, decode
-from explainer.ui import flamegraph
+from explainer.ui import flamegraph, tables
 from explainer.ui.state import SessionData
-from explainer.ui.views import elide_middle
+from explainer.ui.views import full_name
 
 TAB = "Sandwich"
 PANEL_KEY = "panel"  # the key of the page's tabs
@@ -58,31 +58,32 @@ def answer_button(st: Any, state: SessionData) -> None:
 def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "function": [elide_middle(n.name) for n in neighbours],
-            "value": [units.format_value(n.value, unit) for n in neighbours],
-            "share of it": [units.format_share(n.value, whole) for n in neighbours],
+            "function": [full_name(n.name) for n in neighbours],
+            "value": [int(n.value) for n in neighbours],
+            "share of it": [100.0 * n.value / max(whole, 1) for n in neighbours],
             "meaning": [_PLACES.get(n.name) or decode(n.name).meaning for n in neighbours],
         }
     )
 
 
-def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key: str) -> None:
+def _table(st: Any, state: SessionData, frame: pd.DataFrame, raw: list[str], key: str, unit: str) -> None:
     def follow() -> None:  # a click on a neighbour moves the sandwich to it
         rows = st.session_state[key].selection.rows
         if rows and raw[rows[0]] not in _PLACES:
             select(st, state, raw[rows[0]], "the sandwich's function")
 
     st.dataframe(
-        frame,
+        tables.styled(frame, unit, values=("value",), shares=("share of it",)),
         hide_index=True,
         width="stretch",
+        row_height=50,
         key=key,
         on_select=follow,
         selection_mode="single-row",
         column_config={
             "function": st.column_config.TextColumn(width="large"),
-            "value": st.column_config.TextColumn(width="small"),
-            "share of it": st.column_config.TextColumn(width="small"),
+            "value": st.column_config.NumberColumn(width="small"),
+            "share of it": st.column_config.NumberColumn(width="small"),
             "meaning": st.column_config.TextColumn(width="large"),
         },
     )
@@ -135,8 +136,8 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     st.markdown(f"**Callers of** {markdown.code(view.function)}: who calls it, below it")
     _graph(st, state, below, "sandwich_callers_graph")
     st.caption("Its direct callees and callers as tables (a row moves the sandwich to that function):")
-    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees")
-    _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers")
+    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees", unit)
+    _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers", unit)
     st.caption(
         f"Shares are of the function's total, {units.format_value(total_v, unit)}; each edge is counted once per "
         f"stack (pprof's rule); the {LIMIT} heaviest callers and callees are listed."

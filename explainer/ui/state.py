@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 from explainer.model import Profile
 
 STATE_KEY = "explainer"
+FLAME, ICICLE = "flame", "icicle"
+"""The flame graph's two orientations: the classic root at the bottom, or Grafana's root at the top."""
 MAX_TURNS = 40
 """Messages kept on screen per session; older ones drop off (memory stays bounded)."""
 
@@ -56,6 +58,7 @@ class SessionData:
     pending: str | None = None  # a question waiting for "send to model" or a suggestion click
     focus: str = ""  # the function the last answer was about, highlighted in the flame graph
     baseline_rev: int = 0  # bumped by "Clear baseline": the baseline uploader starts empty again
+    orientation: str = FLAME  # as this browser draws the flame graph (it remembers the choice and says so)
     selected: str = ""  # the function in focus: the sandwich's, highlighted in the flame graph
     selected_by: str = ""  # what chose it, as the flame graph says it ("the last answer's function"...)
     answered: str = ""  # the last answer's function already taken into ``selected``

@@ -14,7 +14,9 @@ import pandas as pd
 from explainer import markdown, units
 from explainer.analysis.summary import Summary
 from explainer.report.analyze import truncation_notes
-from explainer.symbols import clean, decode, guess_runtime
+from explainer.symbols import clean, guess_runtime
+from explainer.ui import tables
+from explainer.ui.flamegraph import tooltip_meaning
 
 TABS = ("Ask", "Flame graph", "Top functions", "Sandwich", "Call chain")
 """The page's tabs; the chat comes first and gets the full width, so answer tables never squeeze."""
@@ -23,53 +25,29 @@ TABLE_ROWS = 500
 """Rows handed to the grid after searching; the caption says how many matched in all."""
 
 
-NAME_COLUMN = 72
-"""Characters of a name in a table cell; longer ones keep their start and end (where C++ and
-Python names say what they are) with an ellipsis in the middle. The full name is one click away
-(the row opens its sandwich view) and in the flame graph's tooltip."""
-
-
-def elide_middle(name: str, limit: int = NAME_COLUMN) -> str:
-    """``torch::autograd::…::THPVariable_linear``: the cleaned name, cut in the middle to ``limit``."""
-    shown = clean(name)
-    if len(shown) <= limit:
-        return shown
-    head = (limit - 1) // 2
-    return shown[:head] + "…" + shown[len(shown) - (limit - 1 - head) :]
-
-
-def display_scale(total: int, unit: str) -> tuple[str, float]:
-    """One unit for a whole numeric column (``GB``, ``ms``...) so the column sorts as numbers.
-
-    Chosen by formatting the grand total with :mod:`units` and reading its suffix back, so the
-    table and the chat agree on what "55.1 GB" means.
-    """
-    text = units.format_value(total, unit)
-    suffix = text.split(" ")[-1] if " " in text else ""
-    factor = units.parse_quantity("1", suffix) if suffix else None
-    if factor is None:
-        return (suffix or unit or "count"), 1.0
-    return suffix, factor / units.to_base(1, unit)
+def full_name(name: str) -> str:
+    """A name as a table cell shows it: cleaned (no control or bidi characters), never shortened, since
+    in these tables the name is the point; a long one wraps in its wide column."""
+    return clean(name)
 
 
 def function_table(summary: Summary) -> pd.DataFrame:
-    """Every function with a value: name, meaning, self and total (scaled), and shares."""
+    """Every function with a value: name, self and total (raw, in the profile's unit), shares, meaning."""
     stats, names, total = summary.stats, summary.profile.names, summary.total
     ids = stats.present
     self_v = stats.self_values[ids]
     total_v = stats.total_values[ids]
-    suffix, factor = display_scale(total, summary.unit)
     runtime = guess_runtime(names)
     frame = pd.DataFrame(
         {
             "id": ids,  # not shown: what a click on the row selects (names are cleaned for display)
-            "function": [elide_middle(names[i]) for i in ids],
+            "function": [full_name(names[i]) for i in ids],
             "name": [clean(names[i]) for i in ids],  # not shown: the whole name, for the search
-            f"self ({suffix})": self_v / factor,
+            "self": self_v,
             "self %": 100.0 * self_v / max(total, 1),
-            f"total ({suffix})": total_v / factor,
+            "total": total_v,
             "total %": 100.0 * total_v / max(total, 1),
-            "meaning": [decode(names[i], runtime).meaning for i in ids],
+            "meaning": [tooltip_meaning(names[i], runtime) for i in ids],
         }
     )
     return frame.sort_values(["self %", "total %"], ascending=False, kind="stable").reset_index(drop=True)
@@ -105,7 +83,7 @@ def headline(st: Any, summary: Summary, label: str) -> None:
         st.warning(f"Not everything is shown: {clean(note, 300)}", icon="⚠️")
 
 
-def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[[int], None] | None = None) -> None:
+def top_table(st: Any, frame: pd.DataFrame, unit: str, on_pick: Callable[[int], None] | None = None) -> None:
     """The searchable table of every function; clicking a row calls ``on_pick(function id)``."""
     query = st.text_input("Search functions", key="table_search", placeholder="name or meaning, e.g. kv_cache")
     found = search(frame, query)
@@ -118,10 +96,11 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[
             on_pick(int(ids[rows[0]]))
 
     st.dataframe(
-        shown,
+        tables.styled(shown, unit, values=("self", "total"), shares=("self %", "total %")),
         hide_index=True,
         width="stretch",
         height=420,
+        row_height=50,  # room for a long name to wrap onto a second line instead of being cut
         key="top_table",
         on_select=picked,
         selection_mode="single-row",
@@ -130,14 +109,12 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[
             "name": None,
             "function": st.column_config.TextColumn("function", width="large"),
             "meaning": st.column_config.TextColumn("decoded meaning", width="large"),
-            f"self ({unit_suffix})": st.column_config.NumberColumn(
-                format="%.3f", help="what the function itself holds"
+            "self": st.column_config.NumberColumn(help="what the function itself holds; sorts by the exact value"),
+            "self %": st.column_config.NumberColumn(help="self as a share of the whole profile"),
+            "total": st.column_config.NumberColumn(
+                help="the function and everything it calls; sorts by the exact value"
             ),
-            "self %": st.column_config.NumberColumn(format="%.1f%%"),
-            f"total ({unit_suffix})": st.column_config.NumberColumn(
-                format="%.3f", help="the function and everything it calls"
-            ),
-            "total %": st.column_config.NumberColumn(format="%.1f%%"),
+            "total %": st.column_config.NumberColumn(help="total as a share of the whole profile"),
         },
     )
     matched = len(found)
@@ -147,21 +124,31 @@ def top_table(st: Any, frame: pd.DataFrame, unit_suffix: str, on_pick: Callable[
         f"{matched:,} of {len(frame):,} functions {what}{more}. Click a column header to sort, "
         "a row for its sandwich view (callers and callees)."
     )
+    st.download_button(
+        "Download CSV (exact values)",
+        data=lambda: tables.csv_bytes(found, unit, values=("self", "total"), hidden=("id", "name")),
+        file_name="explainer-functions.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
+        key="top_table_csv",
+        help="Every function listed (all matches, not only the first rows shown), with exact values.",
+    )
 
 
 def chain_table(summary: Summary) -> pd.DataFrame | None:
     chain = summary.chain
     if chain is None:
         return None
-    unit, total = summary.unit, summary.total
+    total = summary.total
     runtime = guess_runtime(summary.profile.names)
     return pd.DataFrame(
         {
-            "function": [elide_middle(s.name) for s in chain.steps],
-            "bar width": [units.format_value(s.width, unit) for s in chain.steps],
-            "share": [units.format_share(s.width, total) for s in chain.steps],
-            "self": [units.format_value(s.self, unit) for s in chain.steps],
-            "meaning": [decode(s.name, runtime).meaning for s in chain.steps],
+            "function": [full_name(s.name) for s in chain.steps],
+            "bar width": [int(s.width) for s in chain.steps],
+            "share": [100.0 * s.width / max(total, 1) for s in chain.steps],
+            "self": [int(s.self) for s in chain.steps],
+            "meaning": [tooltip_meaning(s.name, runtime) for s in chain.steps],
         }
     )
 
@@ -179,5 +166,18 @@ def heaviest_chain(st: Any, summary: Summary) -> None:
         f"{units.format_value(chain.target_total, summary.unit)} arrive this way."
     )
     st.dataframe(
-        frame, hide_index=True, width="stretch", column_config={"function": st.column_config.TextColumn(width="medium")}
+        tables.styled(frame, summary.unit, values=("bar width", "self"), shares=("share",)),
+        hide_index=True,
+        width="stretch",
+        row_height=50,
+        column_config={"function": st.column_config.TextColumn(width="large")},
+    )
+    st.download_button(
+        "Download CSV (exact values)",
+        data=lambda: tables.csv_bytes(frame, summary.unit, values=("bar width", "self")),
+        file_name="explainer-call-chain.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
+        key="chain_csv",
     )

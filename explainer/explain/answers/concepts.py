@@ -4,6 +4,7 @@ concept is, whether one frame can be skipped, and how to read the flame graph an
 from __future__ import annotations
 
 from explainer import knowledge, markdown
+from explainer.explain.answers import shares
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.knowledge.classify import entries
@@ -40,6 +41,9 @@ def category(w: Writer, concept: str) -> str | None:
     ctx = w.ctx
     cat = knowledge.categories().get(concept)
     label = _label(w, concept)
+    counted = shares.share(ctx, concept)
+    if counted.how in ("stacks", "leaf"):
+        return _category_by_stack(w, counted, label)
     share = next((c for c in ctx.reading.categories if c.category == concept), None)
     if not ctx.reading.categories:
         return _category_by_self(w, concept, label)
@@ -55,6 +59,66 @@ def category(w: Writer, concept: str) -> str | None:
         w.add(*(f"- {w.name(s.name)}: {w.vp(s.self)}" for s in sites))
     w.add("", w.t("By category:"), "", *(f"- {w.t(lbl)}: {w.vp(v)}" for lbl, v in ctx.reading.breakdown[:6]))
     return sites[0].name if sites else None
+
+
+def breakdown(w: Writer) -> str | None:
+    """The profile split by category, each counted the way every other answer counts it."""
+    parts = shares.breakdown(w.ctx)
+    if not parts:
+        w.add(w.t("No frame of this profile belongs to a category I know."))
+        return None
+    w.add(w.t("**The {resource} by category:**"), "")
+    w.add(*(f"- {_label(w, s.concept)}: {w.vp(s.value)}" for s in parts[:8]))
+    if any(s.how == "stacks" for s in parts):
+        w.add(
+            "",
+            w.t(
+                "GC, the kernel, JIT and scheduling count every stack that passes through one of their frames, "
+                "so a stack may count under more than one of them and the shares need not add up to the whole; "
+                "the other categories count by self."
+            ),
+        )
+    return None
+
+
+def _category_by_stack(w: Writer, counted: shares.Share, label: str) -> str | None:
+    """A runtime kind (every stack holding one of its frames, whole) or the unresolved share (the
+    stacks ending in a raw address): the same number every answer states."""
+    cat = knowledge.categories().get(counted.concept)
+    if counted.how == "leaf":
+        w.add(
+            w.t(
+                "**{value} of the {resource} ends in unresolved frames** (raw addresses or unknown frames).",
+                value=w.vp(counted.value),
+            )
+        )
+    else:
+        w.add(
+            w.t(
+                "**Stacks that pass through {label} hold {value} of the {resource}.** Each such stack counts "
+                "whole, not only the self of its {label} frame.",
+                label=label,
+                value=w.vp(counted.value),
+            )
+        )
+    if cat is not None:
+        w.add("", w.text(w.t(cat.description)))
+    if counted.frames:
+        w.add(
+            "",
+            w.t("Its heaviest frames, by total:"),
+            "",
+            *(f"- {w.name(n)}: {w.vp(w.ctx.of(_fid(w, n))[1])}" for n in counted.frames),
+        )
+    elif counted.value == 0:
+        w.add("", w.t("No frame of this profile belongs to it."))
+    return counted.frames[0] if counted.frames else None
+
+
+def _fid(w: Writer, name: str) -> int:
+    fid = w.ctx.profile.function_id(name)
+    assert fid is not None  # the frames come from this profile's names
+    return fid
 
 
 def _category_by_self(w: Writer, concept: str, label: str) -> str | None:
@@ -111,9 +175,9 @@ def meaning(w: Writer, concept: str) -> str | None:
         w.add(w.t("I have no explanation for that concept."))
         return None
     w.add(f"**{cap(_label(w, concept))}**: {w.text(w.t(cat.description))}")
-    share = next((c for c in w.ctx.reading.categories if c.category == concept), None)
-    if share is not None and share.self:
-        w.add("", w.t("In this profile it is {value} of the total.", value=w.vp(share.self)))
+    counted = shares.share(w.ctx, concept)
+    if counted.value:
+        w.add("", w.t("In this profile it is {value} of the total.", value=w.vp(counted.value)))
     lines = _knobs_of(w, concept, 3)
     if lines:
         w.add("", w.t("What changes it:"), "", *lines)

@@ -12,6 +12,7 @@ from explainer.explain.answers.writer import Writer, cap
 from explainer.symbols import decode
 
 MAX_STEPS = 24
+MAX_APP_STEPS = 80  # application frames shown in one chain before its middle is cut
 _CONVENTIONS = {  # extracted for translation: see language.py
     "method": N_(
         "The label convention: *Class > method* (also written with a slash or a dot between the two) is a "
@@ -36,23 +37,26 @@ Item = ChainStep | tuple[int, str]  # a step, or (count, example) for a run of c
 
 
 def _display(w: Writer, chain: Chain) -> list[Item]:
-    """The steps to show: runs of interpreter or native frames in the middle collapsed, long chains cut."""
+    """The steps to show: runs of interpreter or native frames in the middle collapsed; in a long chain
+    every run of runtime, kernel or native frames too, so its application frames all stay in view (a
+    67-frame Java chain shows every Java frame). Only a chain with more application frames than
+    :data:`MAX_APP_STEPS` loses some of them, from its middle."""
     steps = list(chain.steps)
+    long = len(steps) > MAX_STEPS
     out: list[Item] = []
     run: list[ChainStep] = []
     for i, step in enumerate(steps):
-        if 0 < i < len(steps) - 1 and w.ctx.is_noise(step.name):
+        middle = 0 < i < len(steps) - 1
+        if middle and (w.ctx.is_noise(step.name) or (long and w.ctx.reading.role(step.name) != "app")):
             run.append(step)
             continue
-        out += _flush(run, long=len(steps) > MAX_STEPS)
+        out += _flush(run, long=long)
         run = []
         out.append(step)
     items = out
-    if len(items) > MAX_STEPS:  # long chains lose the "skip" markers first: they carry no information
-        items = [it for i, it in enumerate(items) if not isinstance(it, tuple) or i in (0, len(items) - 1)]
-    if len(items) > MAX_STEPS:
-        hidden = len(items) - MAX_STEPS + 1
-        items = [*items[:4], (hidden, "steps"), *items[-(MAX_STEPS - 5) :]]
+    if len(items) > MAX_APP_STEPS:
+        hidden = len(items) - MAX_APP_STEPS + 1
+        items = [*items[:4], (hidden, "steps"), *items[-(MAX_APP_STEPS - 5) :]]
     return items
 
 
@@ -89,8 +93,9 @@ def chain(w: Writer, fid: int | None) -> str | None:
         "",
     )
     items = _display(w, found)
+    told: set[str] = set()  # a meaning shown once is not repeated for the next frame of the same kind
     for i, item in enumerate(items, 1):
-        w.add(f"{i}. " + _step_line(w, item, i == 1, i == len(items)))
+        w.add(f"{i}. " + _step_line(w, item, i == 1, i == len(items), told))
     _narrowing(w, found)
     if found.value < found.target_total:
         w.add(
@@ -107,7 +112,7 @@ def chain(w: Writer, fid: int | None) -> str | None:
     return name
 
 
-def _step_line(w: Writer, item: Item, first: bool, last: bool) -> str:
+def _step_line(w: Writer, item: Item, first: bool, last: bool, told: set[str]) -> str:
     if isinstance(item, tuple):
         count, example = item
         if example == "steps":
@@ -133,7 +138,11 @@ def _step_line(w: Writer, item: Item, first: bool, last: bool) -> str:
         role = " " + w.t("Here the {resource} {is_verb}.", resource=w.resource, verb=w.verb)
     else:
         role = ""
-    return f"{line}. {w.meaning(item.name)}{role}"
+    meaning = w.meaning(item.name)
+    if meaning in told:
+        return f"{line}.{role}"
+    told.add(meaning)
+    return f"{line}. {meaning}{role}"
 
 
 def _narrowing(w: Writer, found: Chain) -> None:

@@ -12,17 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explainer.explain.answers import concepts, frames, reports, self_total, whole
+from explainer.explain.answers import assess, concepts, frames, group, own, reports, self_total, whole
 from explainer.explain.answers.language import N_
+from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
+from explainer.explain.question.signatures import WEAK
 
 _WHOLE: dict[str, Callable[[Writer], str | None]] = {
     "most": whole.most,
     "total": whole.total,
     "overview": reports.overview,
+    "assess": assess.assess,
     "optimise": whole.optimise,
     "skip": whole.skip,
     "responsible": whole.responsible,
@@ -38,6 +41,15 @@ _ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
     "skip": concepts.skip_one,
     "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
 }
+
+
+def _language_named(text: str) -> str | None:
+    """The language a question restricts to ("which Java method"), as the symbol decoders name it."""
+    words = set(text.casefold().replace("-", " ").split())
+    return next((lang for word, lang in (("java", "java"), ("python", "python"), ("go", "go")) if word in words), None)
+
+
+_ABOUT_A_GROUP = frozenset({"function", "total", "category", "most", "unknown", "overview"})
 _READING_AS = {
     "most": N_("what uses the most"),
     "responsible": N_("what is responsible"),
@@ -53,6 +65,7 @@ _READING_AS = {
     "skip": N_("what can be ignored"),
     "total": N_("the total"),
     "overview": N_("an overview"),
+    "assess": N_("whether this profile looks normal"),
     "compare": N_("a comparison with the baseline"),
     "handoff": N_("an on-call handoff"),
     "howto": N_("how to read the flame graph"),
@@ -72,9 +85,10 @@ class OfflineAnswer:
 class OfflineExplainer:
     def __init__(self, ctx: ProfileContext) -> None:
         self.ctx = ctx
+        self.orientation = FLAME  # the app sets the orientation its reader sees (answers.orientation)
 
     def answer(self, q: Question) -> OfflineAnswer:
-        w = Writer(self.ctx, q.lang)
+        w = Writer(self.ctx, q.lang, self.orientation)
         if not self.ctx.total and q.intent not in ("help", "meaning", "howto"):
             w.add(
                 w.t(
@@ -87,6 +101,15 @@ class OfflineExplainer:
             return OfflineAnswer(w.markdown(), None, w.g, q.intent)
         if q.subject is not None:
             w.g.text(q.subject.name)  # the user's own words may be echoed ("`Foo.bar` is not in this profile")
+        if q.runner_up is None and q.score < WEAK and q.intent not in ("unknown", "help"):
+            w.add(
+                w.t(
+                    "_I read this as a question about {reading}; if you meant something else, ask for example "
+                    "*what uses the most?*, *what is responsible?* or *does this look ok?*_",
+                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
+                ),
+                "",
+            )
         if q.runner_up is not None:
             w.add(
                 w.t(
@@ -96,12 +119,30 @@ class OfflineExplainer:
                 ),
                 "",
             )
+        if q.subject is not None and q.subject.runner_up is not None:
+            w.add(
+                w.t(
+                    "_Several functions match that name; I took {name}. {other} matches as well: "
+                    "ask with its full name for that one._",
+                    name=w.name(q.subject.name),
+                    other=w.name(q.subject.runner_up),
+                ),
+                "",
+            )
         focus = self._dispatch(w, q)
         return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
 
     def _ranking(self, q: Question) -> tuple[str, ...]:
-        rows = self.ctx.summary.top_total.rows if q.intent == "responsible" else self.ctx.summary.top_self.rows
-        return tuple(r.name for r in rows)
+        if q.intent != "responsible":
+            return tuple(r.name for r in self.ctx.summary.top_self.rows)
+        # the responsible answer calls the frames every stack passes through entry points, not causes:
+        # "the second one" counts from the first cause
+        ctx = self.ctx
+        return tuple(
+            r.name
+            for r in ctx.summary.top_total.rows
+            if r.total < ctx.total and ctx.reading.role(r.name) not in ("noise", "entry")
+        )
 
     def _fid(self, q: Question) -> int | None:
         if q.subject is None or q.subject.kind != "function":
@@ -120,10 +161,14 @@ class OfflineExplainer:
         concept = subject.name if subject is not None and subject.kind == "concept" else None
         if intent == "self_vs_total":
             return self_total.self_vs_total(w, fid)
-        if intent == "knob":
-            return concepts.knob(w, concept, fid)
+        if intent == "knob" or (intent == "optimise" and (concept is not None or fid is not None)):
+            return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
         if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
             return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
+        if subject is not None and len(subject.members) > 1 and intent in _ABOUT_A_GROUP:
+            return group.group(w, subject.members)
+        if intent == "category" and fid is None:
+            return concepts.breakdown(w)
         if intent == "meaning":
             return frames.symbol(w, fid, subject.name if subject is not None else None)
         if fid is not None and intent in _ABOUT_ONE:
@@ -132,6 +177,8 @@ class OfflineExplainer:
             return frames.function(w, fid)
         if intent in _ABOUT_ONE and intent not in ("skip", "responsible"):
             return _ABOUT_ONE[intent](w, self.ctx.summary.top_self.rows[0].id)
+        if intent == "most" and "own_code" in q.concepts:
+            return own.most_own(w, _language_named(q.text))
         if intent in _WHOLE:
             return _WHOLE[intent](w)
         return reports.help_text(w, unknown=True)

@@ -11,6 +11,7 @@ from explainer import knowledge, markdown, units
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers import conventions
 from explainer.explain.answers.language import translations
+from explainer.explain.answers.orientation import FLAME, worded
 from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
@@ -31,9 +32,10 @@ def first_sentence(text: str, limit: int = 300) -> str:
 
 
 class Writer:
-    def __init__(self, ctx: ProfileContext, lang: str = "en") -> None:
+    def __init__(self, ctx: ProfileContext, lang: str = "en", orientation: str = FLAME) -> None:
         self.ctx = ctx
         self.lang = lang
+        self.orientation = orientation  # where the reader's graph draws its root: "above"/"below" follow it
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
@@ -45,7 +47,7 @@ class Writer:
 
         ``{resource}``, ``{verb}`` and ``{is_verb}`` are this profile's words unless given.
         """
-        return self._fill(self._tr.gettext(message), values)
+        return self._fill(self._tr.gettext(worded(message, self.orientation)), values)
 
     def tn(self, singular: str, plural: str, n: int, /, **values: str) -> str:
         return self._fill(self._tr.ngettext(singular, plural, n), values)

@@ -15,6 +15,7 @@ from importlib import resources
 
 _APOSTROPHES = re.compile(r"['’‘`´]")
 _NOT_WORD = re.compile(r"[^a-z0-9#]+")
+_SHARED = frozenset({"is", "over", "me", "in", "hier"})  # Dutch markers English writes the same
 
 
 def words(text: str) -> list[str]:
@@ -115,6 +116,8 @@ class Lexicon:
         return out
 
     def language(self, tokens: list[str], default: str = "en") -> str:
+        # words both languages write ("is", "over", "me") say nothing: "wtf is 0x7f15c3a0" is English
+        tokens = [t for t in tokens if t not in _SHARED]
         score = {lang: sum(t in marks for t in tokens) for lang, marks in self.markers.items()}
         best = max(score, key=lambda lang: (score[lang], lang == default))
         return best if score[best] > 0 else default

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explainer import knowledge
 from explainer.explain.question import subjects
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
@@ -26,11 +27,15 @@ from explainer.explain.question.signatures import (
 from explainer.explain.question.subjects import Names, Subject
 
 MAX_QUESTION_CHARS = 2_000
+RUNTIME_KINDS = frozenset({"gc", "kernel", "jit", "scheduler", "interpreter", "unresolved"})
+"""Concepts that are a kind of frame: "the kernel" is all of its frames, never its biggest one."""
+HOMONYMS = frozenset({"scheduler", "gc", "jit"})
+"""Runtime kinds an application may name its own code after (vLLM's ``Scheduler``)."""
 MIN_SCORE = 1.0  # below this nothing was recognised: the answer is the suggestions
 CLEAR_MARGIN = 0.45  # a best reading this far ahead of the runner-up needs no "I read this as"
 INTENTS = (
     "most", "responsible", "self_vs_total", "chain", "callers", "callees", "meaning", "function", "category",
-    "knob", "optimise", "skip", "total", "overview", "compare", "handoff", "howto", "help", "unknown",
+    "knob", "optimise", "skip", "total", "overview", "assess", "compare", "handoff", "howto", "help", "unknown",
 )  # fmt: skip
 
 
@@ -115,14 +120,31 @@ def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names,
     if n is not None and _top_n(tokens) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
+    if concept in HOMONYMS and concept not in names.by_category:
+        # a concept word is checked against the profile first: "the scheduler" of a vLLM profile
+        # with no runtime scheduler frames is vLLM's own Scheduler
+        own = names.own_function(tokens[found["concept:" + concept]])
+        if own is not None and knowledge.classify(own) != concept:
+            return Subject("function", own, "concept")
     fuzzy, strength = subjects.fuzzy(tokens, names)
     if fuzzy is not None and (concept is None or strength >= 2):
+        members = subjects.group(tokens, names) if _GROUP_WORDS & set(tokens) or "overall" in found else ()
+        if len(members) > 1:  # "the detokenisation in total", "all the decode functions"
+            return Subject("function", members[0], "fuzzy", members=members)
         return Subject("function", fuzzy, "fuzzy")
-    if concept is not None and "function_word" in found and concept in names.by_category:
-        return Subject("function", names.by_category[concept], "concept")  # "the kv cache allocation"
+    if fuzzy is None and concept is None and _GROUP_WORDS & set(tokens):
+        members = subjects.group(tokens, names, whole=True)  # "all the flush functions": one whole word will do
+        if members:
+            return Subject("function", members[0], "fuzzy", members=members)
+    as_function = concept not in RUNTIME_KINDS and "function_word" in found  # "the kv cache allocation"
+    if concept is not None and as_function and concept in names.by_category:
+        return Subject("function", names.by_category[concept], "concept")
     if concept is not None:
         return Subject("concept", concept, "concept")
     return None
+
+
+_GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})
 
 
 def _top_n(tokens: Sequence[str]) -> int | None:

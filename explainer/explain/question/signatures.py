@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+WEAK = 1.2  # a reading below this is answered with "I read this as ..."
 SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
 RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
 USE = frozenset({"use", "allocation"})
@@ -78,6 +79,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("function", 1.2, subject="frame"),
     _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
     _s("category", 1.3, subject="concept"),
+    _s("category", 3.4, "breakdown", subject="none"),  # "split it up per category"
     # advice
     _s("knob", 4.7, "knob", subject="concept"),
     _s("knob", 3.9, "knob"),
@@ -89,7 +91,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("total", 2.8, "overall", subject="none"),
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
     _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
+    _s("total", 3.4, "inuse_word", subject="none"),  # "in-use vs allocated": what the values are
     _s("overview", 3.0, "overview"),
+    _s("assess", 3.6, "assess"),  # "does this look ok?", "is dit normaal?", "should I worry?"
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
     _s("handoff", 3.7, "handoff"),
@@ -99,7 +103,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 3.6, "graph", _any("how", "why")),
     _s("howto", 3.0, "graph", "meaning"),
     _s("howto", 2.9, "howto"),
+    _s("howto", 3.7, "grafana_word", _any("how", "why")),
+    _s("howto", 2.9, "graph", "grafana_word"),  # "the flame graph in Grafana": about the panel, not the profile
+    _s("howto", 1.1, "grafana_word", subject="none"),  # Grafana named in passing decides only when nothing else does
     _s("help", 3.1, "help"),
+    # last resorts: a question that names only a resource or the profile still gets an answer, marked as a reading
+    _s("overview", WEAK - 0.1, "profile_word", subject="none"),
 )
 
 CARRIES_OVER = frozenset({"compare", "chain", "callers", "callees", "knob", "category", "meaning", "skip"})

@@ -19,6 +19,7 @@ from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.question.lexicon import lexicon, words
+from explainer.names import Resolution, Resolver, components
 
 Kind = Literal["function", "concept", "missing"]
 
@@ -28,6 +29,8 @@ class Subject:
     kind: Kind
     name: str  # the function's raw name, the concept id, or the text as written
     how: str  # quoted, label, symbol, ordinal, concept, fuzzy, focus
+    runner_up: str | None = None  # a second function the written name matched as closely (the answer names it)
+    members: tuple[str, ...] = ()  # a phrase naming a group ("detokenisation in total"): every function of it
 
     @property
     def label(self) -> str:
@@ -44,14 +47,44 @@ class Names:
     weight: Sequence[int]  # total by function id, to prefer the heavier of two candidates
     by_category: Mapping[str, str] = field(default_factory=dict)  # concept id -> its biggest function
     parts: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # see parts_index
+    resolver: Resolver | None = None  # the one name resolver; built from the index when not given
 
-    def resolve(self, text: str, *, strict: bool = False) -> str | None:
-        """The heaviest present function ``text`` names; ``strict`` takes only a full name or a class
-        (a capitalised word in prose, "Update", is not the method ``Detokenizer.update``)."""
+    @property
+    def names_resolver(self) -> Resolver:
+        if self.resolver is not None:
+            return self.resolver
+        weights = [w if p else 0 for w, p in zip(self.weight, self.present, strict=False)]
+        made = Resolver(self.index.names, weights)
+        object.__setattr__(self, "resolver", made)  # built once: the field is a cache, not state
+        return made
+
+    def own_function(self, word: str) -> str | None:
+        """The profile's function that a concept word is the name of ("scheduler" on a profile with
+        ``Scheduler.schedule``): the word must be a whole word of its label."""
+        best = self.names_resolver.describe([word]).best
+        return best.name if best is not None and best.score >= 1.0 else None
+
+    def resolution(self, text: str) -> Resolution:
+        """Ranked candidates for a written name, with how sure the best one is."""
+        return self.names_resolver.resolve(text)
+
+    def resolve(self, text: str, *, strict: bool = False, member_ok: bool = False) -> str | None:
+        """The present function ``text`` names best (the heavier of equals); ``strict`` takes only a
+        full name, a file and line or a class (a capitalised word in prose, "Update", is not the method
+        ``Detokenizer.update``)."""
         found = self.index.exact.get(normalize(text), []) if strict else self.index.resolve(text)
         ids = [i for i in found if self.present[i]]
-        if not ids:
-            ids = self._by_class(text)
+        if ids and not strict:
+            # the old index matched; the resolver still decides between a parent and its closures
+            best = self.resolution(text).best
+            if best is not None and best.fid in ids:
+                return best.name
+        if ids:
+            return self.index.names[max(ids, key=lambda i: self.weight[i])]
+        best = self.resolution(text).best
+        if best is not None and (not strict or best.how in _STRICT or (member_ok and _own_name(text, best.name))):
+            return best.name
+        ids = self._by_class(text)
         return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
 
     def _by_class(self, text: str) -> list[int]:
@@ -66,6 +99,18 @@ class Names:
         ]
 
 
+_STRICT = frozenset({"whole", "line", "class"})
+
+
+def _own_name(written: str, label: str) -> bool:
+    """A word written in prose names a function inside a longer label only as its own name (``writeBytes``,
+    ``handle``), never as its class, module or package; case does not matter, as nowhere in a question."""
+    parts = components(label)
+    return bool(parts) and parts[-1].casefold() == written.casefold()
+
+
+DESCRIBED = 2.0  # two whole words of a label, or more: a description names that function
+
 _QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
 _ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{3,16}(?:\.\.\.|…)?")
@@ -74,6 +119,8 @@ _TOKEN = re.compile(r"[A-Za-z_<][\w.:<>$/\[\]+-]*(?:\(\))?")
 _HTML_TAG = re.compile(
     r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
 )
+_GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
+_CAMEL = re.compile(r"[a-z][A-Z]")
 _SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
 _SHAPED = re.compile(r"[._:$]|\(\)")  # symbol-shaped in any case: named as a frame even when absent
 _MARKUP = re.compile(r"</?[a-z][^>]*>|!\[|\]\(|%\{|\{\{|https?://|[\x00-\x1f\x7f]", re.I)
@@ -96,6 +143,24 @@ def quoted(question: str) -> list[str]:
 
 
 def explicit(question: str, names: Names) -> Subject | None:
+    """A subject the question writes out (see :func:`_explicit`); when the name matched two functions
+    equally, the question's other words settle it ("msgspec encode": the ``encode`` in ``msgspec``)."""
+    found = _explicit(question, names)
+    if found is None or found.runner_up is None:
+        return found
+    lex = lexicon()
+    content = [t for t in words(question) if len(t) >= 3 and not lex.knows(t)]
+    ranked = names.names_resolver.describe(content, limit=20).candidates
+    score = {c.name: c.score for c in ranked}
+    mine, other = score.get(found.name, 0.0), score.get(found.runner_up, 0.0)
+    if other > mine:
+        return Subject("function", found.runner_up, found.how)
+    if mine > other:
+        return Subject("function", found.name, found.how)
+    return found
+
+
+def _explicit(question: str, names: Names) -> Subject | None:
     """A subject the question writes out: quoted, a frame label, or a symbol-shaped token.
 
     HTML tags are taken out first, so ``<b>Foo.bar</b>`` is read as ``Foo.bar``; quoted text that
@@ -107,21 +172,37 @@ def explicit(question: str, names: Names) -> Subject | None:
             return found
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
     for m in _SEPARATED.finditer(prose):
-        words_known = all(lexicon().knows(part.casefold()) for part in m.groups())  # "NCCL / communication"
+        # "NCCL / communication", "unresolved / unknown": words, not a Foo / bar label
+        words_known = all(lexicon().knows(part.casefold()) for part in m.groups()) or any(
+            concept_in(part) is not None for part in m.groups()
+        )
         found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
+        if found is not None:
+            return found
+    for m in _GO_RECEIVER.finditer(prose):  # (*Conn).Read, net.(*Conn).Read
+        found = _resolve_written(m.group(0), names, "symbol")
         if found is not None:
             return found
     for m in _TOKEN.finditer(prose):
         token = m.group(0).rstrip(".:-/?+")
         if token.startswith("<"):
             continue  # a label such as <module>: read whole below, whatever its case
-        symbolic = bool(_SHAPED.search(token)) and token.casefold() not in lexicon().products
+        product = token.casefold() in lexicon().products
+        symbolic = bool(_SHAPED.search(token)) and not product
         # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
-        # and then only as a full name or a class
+        # and then only as a full name or a class; a camel-case word ("writeBytes", "SpinPause") or a
+        # long unknown one ("handle") may also be a function's own name inside a longer label
+        camel = bool(_CAMEL.search(token)) and not product
         plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
         if symbolic or token[:1].isupper() or plain_name:
             found = _resolve_written(
-                token, names, "symbol", missing_ok=symbolic, concept_ok=symbolic, strict=not symbolic
+                token,
+                names,
+                "symbol",
+                missing_ok=symbolic,  # not camel case alone: "ncclAllReduce" typed in lower case would differ
+                concept_ok=symbolic,
+                strict=not symbolic,
+                member_ok=camel or plain_name,
             )
             if found is not None:
                 return found
@@ -141,14 +222,23 @@ def without_names(text: str, *, keep_quoted: bool) -> str:
 
 
 def _resolve_written(
-    text: str, names: Names, how: str, *, missing_ok: bool = True, concept_ok: bool = True, strict: bool = False
+    text: str,
+    names: Names,
+    how: str,
+    *,
+    missing_ok: bool = True,
+    concept_ok: bool = True,
+    strict: bool = False,
+    member_ok: bool = False,
 ) -> Subject | None:
-    resolved = names.resolve(text, strict=strict)
+    resolved = names.resolve(text, strict=strict, member_ok=member_ok)
     if resolved is not None:
-        return Subject("function", resolved, how)
-    if hostile(text) or len(text) < 2 or not concept_ok:
+        found = names.resolution(text)
+        other = found.runner_up if found.best is not None and found.best.name == resolved else None
+        return Subject("function", resolved, how, other.name if other is not None else None)
+    if hostile(text) or len(text) < 2:
         return None
-    concept = _concept_named(text) if how != "quoted" else concept_in(text)
+    concept = (_concept_named(text) if how != "quoted" else concept_in(text)) if concept_ok else None
     if concept is not None:
         return Subject("concept", concept, how)
     if not missing_ok or not _looks_like_frame(text):
@@ -166,6 +256,8 @@ def _looks_like_frame(text: str) -> bool:
     """A dotted or scoped identifier, an address or a label, not prose or a number ("e.g.", "55.1")."""
     if text.startswith("<") or text.lower().startswith("0x"):
         return True
+    if _CAMEL.search(text) and re.fullmatch(r"[A-Za-z_]\w{3,}", text):
+        return True  # a camel-case identifier: SpinPause, cudaStreamSynchronize
     core = text.removesuffix("()")
     if " " in core.strip() and not re.search(r"\s[>/]\s", core):
         return bool(re.search(r"\.py:\d+|\w+\.\w+\(", core))  # py-spy labels and calls keep their spaces
@@ -212,7 +304,11 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     dictionary look-up per word, whatever the number of functions.
     """
     lex = lexicon()
-    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
+    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    described = names.names_resolver.describe(content).best if len(content) >= 2 else None
+    if described is not None and described.score >= DESCRIBED:
+        return described.name, 2  # whole words of one label ("the label values" -> (*Reader).LabelValues)
+    stems = {t[:6] for t in content}
     holders = {stem: names.parts.get(stem, ()) for stem in stems}
     scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
@@ -225,6 +321,20 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     if not leaders:
         return None, 0
     return names.index.names[max(leaders, key=lambda i: (names.weight[i], -i))], best
+
+
+def group(tokens: list[str], names: Names, limit: int = 40, *, whole: bool = False) -> tuple[str, ...]:
+    """Every function the question's content words describe equally well, heaviest first: "the
+    detokenisation in total" is all of ``detokenizer.py``, not its biggest function."""
+    lex = lexicon()
+    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    found = names.names_resolver.describe(content, limit=limit).candidates
+    if not found:
+        return ()
+    best = found[0].score
+    if whole and best < 1.0:
+        return ()  # a word part alone ("flu") names no group
+    return tuple(c.name for c in found if c.score >= best - 1e-9)
 
 
 def parts_index(names: Sequence[str], present: Sequence[bool]) -> dict[str, tuple[int, ...]]:
@@ -275,6 +385,7 @@ _DEMONSTRATIVES = {"it", "that", "this", "dat", "die", "deze", "dit", "hem"}
 _DUTCH_TAIL = {
     "aan", "negeren", "overslaan", "doet", "doen", "eigenlijk", "uit", "weg", "ook", "zo", "precies", "dan",
     "nou", "eens", "allemaal", "hier", "daar", "wel", "niet", "nog", "zijn", "is", "in", "veilig", "gewoon",
+    "kleiner", "smaller", "sneller", "faster", "lager", "lower", "down", "omlaag", "minder", "less",
 }  # fmt: skip
 
 

@@ -1,0 +1,31 @@
+"""Compound questions: "what should I optimise first, and with which vLLM setting?" asks two things.
+
+A question is cut where a new question starts (", and which ...", "and what knob ...", "; ", a question
+mark followed by more text, "en welke ..."). It counts as compound only when every part reads as a
+question the explainer answers on its own and the parts ask different things; the conversation then
+answers the parts in the order asked, each later part read after the earlier answers, so "it" in
+"... and what knob shrinks it" is what the first part was about.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PARTS = 3
+_QUESTION_WORDS = (
+    r"which|what|how|where|who|why|is|are|does|do|can|should|with which|in which|"
+    r"welke|welk|wat|hoe|waar|wie|waarom|is|zijn|kan|moet|met welke"
+)
+_CUT = re.compile(
+    rf"\s*(?:[;?]\s+|,\s*(?:and|en|plus|also|ook)\s+|\s+(?:and|en)\s+(?=(?:{_QUESTION_WORDS})\b)|,\s+(?=(?:{_QUESTION_WORDS})\b))",
+    re.IGNORECASE,
+)
+
+
+def clauses(text: str) -> list[str]:
+    """The question cut into the questions it asks (one part when it asks one thing)."""
+    parts = [p.strip(" ,;") for p in _CUT.split(text)]
+    parts = [p for p in parts if len(p.split()) >= 2 or p.endswith("?")]
+    if len(parts) < 2 or len(parts) > MAX_PARTS:
+        return [text]
+    return parts

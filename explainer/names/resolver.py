@@ -1,0 +1,286 @@
+"""The one name resolver: what a person or a model types, matched against the decoded parts of every label.
+
+Profilers write the same function in many shapes: py-spy ``vllm/v1/worker/gpu_model_runner.py:1234 -
+execute_model``, perf-Java ``io/netty/channel/nio/NioEventLoop:.run_[j]``, Go
+``net.(*Conn).Read`` and its closures ``main.handle.func1``, Rust ``tokio::task::Harness<T>::poll::h1a2b``,
+C++ ``std::vector<int>::push_back(int const&)``, .NET ``Kestrel!Foo.Bar``. People type ``execute_model``,
+``NioEventLoop.run``, ``(*Conn).Read``, ``handle``, ``gpu_model_runner.py:1234``.
+
+Every label is read once into *components* (package path, file module, class or receiver, member; the
+perf marker, template and parameter lists, Rust's hash and Go's ``(*T)`` dropped), and indexed by every
+trailing run of them. A written name is read the same way and looked up; the longer the run it
+matches, the surer the match. A closure (``func1``, ``{{closure}}``, ``lambda$0``) is indexed under
+its parent's names too, but weaker, so ``handle`` is ``main.handle`` and not its heavier
+``main.handle.func1`` unless the closure is named. Ties go to the heavier function, and the runner-up
+is kept so an answer can say which one it chose.
+
+Loose descriptions ("the decode step of the index entries") are scored on whole words and word parts
+of the names (:meth:`Resolver.describe`). Costs: the index is built on the first look-up, one pass
+over the names; a look-up is a few dictionary reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from explainer.symbols import decode
+
+WHOLE = 100.0  # the full label, as written
+LINE = 95.0  # file and line
+CLASS = 50.0  # the class, receiver or module of a member ("Scheduler" for Scheduler.schedule)
+PARENT_PENALTY = 15.0  # a closure found through its parent's name ranks below the parent itself
+MAX_READ = 400  # characters of a label or a written name read: a hostile 1 MB name costs no more than this
+MAX_TAIL = 8  # trailing parts indexed: nobody types more of a package path than this
+SURE = 0.6  # a confidence at least this needs no "I read this as"
+
+_PERF_MARK = re.compile(r"_\[[a-z]+\]$")  # perf's _[k] kernel, _[j] JIT, _[i] inlined markers
+_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
+_PARAMS = re.compile(r"\([^()]*\)$")  # a trailing parameter list: push_back(int const&), Run(System.Object)
+_RECEIVER = re.compile(r"\(\*?([A-Za-z_][\w]*)(?:\[[^\]]*\])?\)")  # Go's (*Conn) and (Conn[T])
+_SPLIT = re.compile(r"\s+[>/]\s+|::|[./:#!$\\]+|\s+")
+_CLOSURE = re.compile(
+    r"^(?:func\d+|\d+|\{\{closure\}\}|\{closure#\d+\}|<lambda>|lambda\$.*|lambda|anonymous|<anonymous>|block|blockin.*)$"
+)
+_WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
+_LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    fid: int
+    name: str  # the label as the profile writes it
+    score: float  # how closely the written text matches: WHOLE for the full label, less for a part
+    how: str  # whole, line, tail, member, parent, class, words
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Ranked candidates for one written name; empty when nothing matched."""
+
+    text: str
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+    @property
+    def runner_up(self) -> Candidate | None:
+        """The second candidate when it matched as closely as the first: the answer names it."""
+        if len(self.candidates) > 1 and self.candidates[1].score >= self.candidates[0].score:
+            return self.candidates[1]
+        return None
+
+    @property
+    def confidence(self) -> float:
+        """0..1: how close the best match is, halved when another matched just as closely."""
+        best = self.best
+        if best is None:
+            return 0.0
+        sure = min(best.score, WHOLE) / WHOLE
+        return sure / 2 if self.runner_up is not None else sure
+
+    @property
+    def sure(self) -> bool:
+        return self.confidence >= SURE
+
+
+def components(label: str, *, decoded: bool = True) -> list[str]:
+    """A label (or a written name) as its dotted parts, case kept: package path, module, class, member.
+
+    ``decoded`` uses the symbol decoders for shapes only they can read (py-spy's ``file:line - func``,
+    ``func (file:line)``); a question's own text is read without them."""
+    text = label[:MAX_READ].strip().strip("`'\"")
+    text = _PERF_MARK.sub("", text)
+    if decoded and (" - " in text or text.endswith(")")):
+        sym = decode(text)
+        if sym.file and sym.member:
+            path = re.sub(r"\.\w+$", "", sym.file)
+            # a package's __init__.py is the package: torch/cuda/__init__.py - synchronize is torch.cuda.synchronize
+            return [p for p in re.split(r"[/\\.]+", path) if p and p != "__init__"] + [sym.member]
+    located = _TRAILING_PLACE.match(text)
+    if located:  # Node's "fn file:line", JFR's "fn (File.java:12)": the place is not part of the name
+        text = located.group(1)
+    text = _RUST_HASH.sub("", text)
+    text = _RECEIVER.sub(r"\1", text)
+    text = _strip_angles(text)
+    while True:
+        stripped = _PARAMS.sub("", text).rstrip()
+        if stripped == text or not stripped:
+            break
+        text = stripped
+    text = re.sub(r"\s*\+0x[0-9a-f]+$", "", text)  # an offset into a library: lib.so.1+0x2f1a0
+    text = re.sub(r"\.(?:so|dll|dylib)(?:\.\d+)*$", "", text)  # the library's file suffix is not a part
+    return [p for p in _SPLIT.split(text) if p and p not in ("*", "()")]
+
+
+def _strip_angles(text: str) -> str:
+    """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``); a label such as ``<module>``
+    or ``mod.<lambda>`` (``<`` not right after a name) stays."""
+    out: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "<" and (depth or (out and (out[-1].isalnum() or out[-1] == "_"))):
+            depth += 1
+            continue
+        if ch == ">" and depth:
+            depth -= 1
+            continue
+        if not depth:
+            out.append(ch)
+    return "".join(out) or text
+
+
+def word_parts(text: str) -> list[str]:
+    """Lower-case word parts of a name: camel case and snake case split (``readEntries`` -> read, entries)."""
+    return [w.casefold() for w in _WORD_PART.findall(text)]
+
+
+def _key(parts: Iterable[str]) -> str:
+    return ".".join(parts).casefold()
+
+
+class Resolver:
+    """Ranked look-up of written names over one profile's labels.
+
+    ``weights`` (a total per function) breaks ties toward the heavier function; functions whose
+    weight is 0 are never candidates when weights are given (they are not in the profile's samples).
+    """
+
+    def __init__(self, names: Sequence[str], weights: Sequence[int] | None = None) -> None:
+        self.names = names
+        self.weights = weights
+
+    def _weight(self, fid: int) -> int:
+        return int(self.weights[fid]) if self.weights is not None else 0
+
+    def _present(self, fid: int) -> bool:
+        return self.weights is None or self.weights[fid] > 0
+
+    @cached_property
+    def _index(self) -> dict[str, dict[int, tuple[float, str]]]:
+        """key -> {function id: (score, how)}; the best score per function and key."""
+        index: dict[str, dict[int, tuple[float, str]]] = {}
+
+        def put(key: str, fid: int, score: float, how: str) -> None:
+            slot = index.setdefault(key, {})
+            if score > slot.get(fid, (0.0, ""))[0]:
+                slot[fid] = (score, how)
+
+        for fid, name in enumerate(self.names):
+            if not self._present(fid):
+                continue
+            put(name.strip().casefold(), fid, WHOLE, "whole")
+            parts = components(name)
+            if not parts:
+                continue
+            put(_key(parts), fid, WHOLE - 1, "whole")
+            located = _LOCATED.search(name[:MAX_READ])
+            if located:
+                put(f"{located.group(1)}:{located.group(2)}".casefold(), fid, LINE, "line")
+                if len(parts) >= 2:  # py-spy and Ruby: the file's module names the functions in it
+                    put(parts[-2].casefold(), fid, CLASS - 5, "module")
+            n = len(parts)
+            for k in range(1, min(n, MAX_TAIL + 1)):
+                put(_key(parts[-k:]), fid, 60.0 + 10.0 * k, "member" if k == 1 else "tail")
+            if n >= 2 and len(parts[-2]) >= 3 and parts[-2][:1].isupper():  # a class or receiver, not a namespace
+                put(parts[-2].casefold(), fid, CLASS, "class")
+            # a closure is also found by its parent's names, below the parent itself
+            end = n
+            while end > 1 and _CLOSURE.match(parts[end - 1]):
+                end -= 1
+            if end < n:
+                for k in range(1, min(end, MAX_TAIL) + 1):
+                    put(_key(parts[end - k : end]), fid, 60.0 + 10.0 * k - PARENT_PENALTY, "parent")
+        return index
+
+    def resolve(self, text: str, limit: int = 5) -> Resolution:
+        """The functions ``text`` names, best first: the full label, file and line, or a trailing run of
+        its parts (``NioEventLoop.run``, ``execute_model``, ``(*Conn).Read``)."""
+        written = text[:MAX_READ].strip().strip("`'\"")
+        if not written:
+            return Resolution(text, ())
+        found: dict[int, tuple[float, str]] = {}
+        keys = [written.casefold()]
+        located = _LOCATED.search(written)
+        if located:
+            keys.append(f"{located.group(1)}:{located.group(2)}".casefold())
+        parts = components(written, decoded=False)
+        if parts:
+            keys.append(_key(parts))
+        for key in keys:
+            for fid, hit in self._index.get(key, {}).items():
+                if hit[0] > found.get(fid, (0.0, ""))[0]:
+                    found[fid] = hit
+        if not found and written.endswith(("...", "…")):  # a long label shown cut short
+            stem = written.rstrip(".…").casefold()
+            if len(stem) >= 5:
+                for fid, name in enumerate(self.names):
+                    if self._present(fid) and name.casefold().startswith(stem):
+                        found[fid] = (WHOLE - 10, "prefix")
+        return self._ranked(text, found, limit)
+
+    def describe(self, words: Sequence[str], limit: int = 5) -> Resolution:
+        """Functions a loose description names, scored on whole words (1) and word parts (0.6) of their
+        labels; a word matching the member counts more than one matching the package. Words must be
+        content words (the caller drops the question's own vocabulary)."""
+        wanted = [w.casefold() for w in words if len(w) >= 3]
+        if not wanted:
+            return Resolution(" ".join(words), ())
+        per_word: dict[int, dict[str, float]] = {}
+        for part, holders in self._parts.items():
+            for w in wanted:
+                weight = _part_match(w, part)
+                if not weight:
+                    continue
+                for fid, in_member in holders:
+                    score = weight * (1.25 if in_member else 1.0)
+                    mine = per_word.setdefault(fid, {})
+                    mine[w] = mine.get(w, 0.0) + score  # a word in the class and the member counts twice
+        totals = {fid: (sum(min(v, 2.0) for v in scores.values()), "words") for fid, scores in per_word.items()}
+        return self._ranked(" ".join(words), totals, limit)
+
+    @cached_property
+    def _parts(self) -> dict[str, list[tuple[int, bool]]]:
+        """word part -> [(function id, whether it is in the member's name)]."""
+        out: dict[str, list[tuple[int, bool]]] = {}
+        for fid, name in enumerate(self.names):
+            if not self._present(fid):
+                continue
+            parts = components(name)
+            member = set(word_parts(parts[-1])) if parts else set()
+            seen: set[str] = set()
+            for comp in parts:
+                for w in word_parts(comp):
+                    if len(w) >= 3 and w not in seen:
+                        seen.add(w)
+                        out.setdefault(w, []).append((fid, w in member))
+        return out
+
+    def _ranked(self, text: str, found: dict[int, tuple[float, str]], limit: int) -> Resolution:
+        # equals go to the heavier; of equally heavy ones, to the later name: names are interned root
+        # first, so that is the deeper frame, the one doing the work its wrappers pass on
+        order = sorted(found.items(), key=lambda kv: (-kv[1][0], -self._weight(kv[0]), -kv[0]))
+        return Resolution(
+            text, tuple(Candidate(fid, self.names[fid], score, how) for fid, (score, how) in order[:limit])
+        )
+
+
+def _part_match(word: str, part: str) -> float:
+    """1 for the same word (or its plural), 0.6 for a shared stem of five letters or more (decode/decoder)."""
+    if word == part or word.rstrip("s") == part.rstrip("s"):
+        return 1.0
+    n = 0
+    for a, b in zip(word, part, strict=False):
+        if a != b:
+            break
+        n += 1
+    return 0.6 if n >= 5 or (n >= 4 and n >= min(len(word), len(part)) - 1) else 0.0
