@@ -7,7 +7,7 @@ billions of frames. Each bound here fails with one line naming it and the variab
 
 Defaults pass every profile in the real corpus (``../shared/profiles/real``: at most 4 sample
 types, 3,486 names, 992,028 frames) and the 2M-stack vLLM profile of ``gen_gpu_profile.py``
-(2 types, about 4,030 names, about 162M frames) with a margin. The names bound is the tight one:
+(2 types, 4,028 names, 161M frames) with a margin. The names bound is the tight one:
 every distinct name is decoded and classified (about 0.12 ms each), so 10,000 names keep a small
 file's answer under the 2 s target (16,384 took 2.4 s); ``bench/amplify.py`` measures the worst.
 """
