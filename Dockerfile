@@ -29,9 +29,11 @@ RUN pip install --no-cache-dir --no-deps --no-index /wheels/explainer-*.whl && r
 USER 10001:10001
 WORKDIR /home/explainer
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+# the Pyroscope form queries only $PYROSCOPE_URL: its token never goes to a server a user types
+ENV EXPLAINER_APP_PYROSCOPE_LOCKED=1
 EXPOSE 8501
 # the same path and port as explainer/cli/app.py (HEALTH_PATH, DEFAULT_PORT); tests/test_deploy.py checks
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
   CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.status == 200 else 1)"]
 ENTRYPOINT ["explainer"]
-CMD ["app", "--host", "0.0.0.0", "--port", "8501"]
+CMD ["app", "--host", "0.0.0.0", "--allow-remote", "--port", "8501"]

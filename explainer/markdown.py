@@ -36,6 +36,28 @@ def exact_code(text: str, limit: int = 600) -> str:
     return f"{fence}{pad}{safe}{pad}{fence}"
 
 
+def no_html(value: str) -> str:
+    """Text that may hold Markdown (a model's) with every angle bracket neutralised: no raw HTML."""
+    return value.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def text(value: str, limit: int = 200) -> str:
     """Untrusted prose: cleaned, capped, every character that could format escaped."""
     return _SPECIAL.sub(r"\\\1", clean(value, limit))
+
+
+def first_sentence(value: str, limit: int = 300) -> str:
+    """The first sentence of our own prose (a knowledge-base explanation), cut at a clause boundary,
+    else at a word, with an ellipsis when it is still longer than ``limit``: the one sentence cutter
+    the chat and the reports share."""
+    value = " ".join(value.split())
+    head, dot, _ = value.partition(". ")
+    value = head + "." if dot else value
+    if len(value) <= limit:
+        return value
+    cut = max(value.rfind(sep, 0, limit - 1) for sep in ("; ", ", ", ": ", " ("))
+    if cut < limit // 3:
+        cut = value.rfind(" ", 0, limit - 1)
+    if cut <= 0:
+        cut = limit - 1
+    return value[:cut].rstrip(" ,;:") + "…"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -235,6 +235,10 @@ class ProfileBuilder:
 
     def __len__(self) -> int:
         return len(self._values)
+
+    def intern_table(self) -> Mapping[str, int]:
+        """The names interned so far (read only: a reader's cost check counts them)."""
+        return self._ids
 
     def intern(self, name: str) -> int:
         fid = self._ids.get(name)

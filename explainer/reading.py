@@ -15,11 +15,14 @@ from typing import Literal
 import numpy as np
 
 from explainer import knowledge, units
+from explainer.analysis.chain import Chain
+from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import TopRow, ranked
 from explainer.analysis.summary import Summary
 from explainer.knowledge import CategoryShare, Caveat, Site
 from explainer.knowledge.classify import ALLOCATOR, INTERPRETER, OTHER, UNRESOLVED
-from explainer.symbols import decode
+from explainer.model import Profile, once_per_profile
+from explainer.symbols import Symbol, decode, guess_runtime
 
 Role = Literal["app", "entry", "runtime", "allocator", "noise"]
 _NOISE_KINDS = ("trampoline", "address", "unknown", "other", "elided")
@@ -27,17 +30,37 @@ _ENTRY_KINDS = ("module",)
 _RESOURCE = {"bytes": "memory", "time": "time", "count": "samples"}
 _VERB = {"bytes": "allocated", "time": "spent", "count": "counted"}
 _TIME_RESOURCES = {"cpu": "CPU time", "wall": "wall-clock time"}
+ENTRY_SELF = 0.01  # a frame in every stack with less self than this share is an entry frame, not a cause
+IGNORABLE_SHOWN = 5  # zero-self bars named in "what can be ignored"; the rest are counted
+
+
+@once_per_profile
+def runtime_of(profile: Profile) -> str:
+    """The profile's runtime (``""`` when unknown or mixed): every surface decodes a frame with it,
+    so ``pkg.Foo.bar`` is a Go method in the graph, the tables and the chat alike."""
+    return guess_runtime(profile.names)
+
+
+def symbol(name: str, profile: Profile) -> Symbol:
+    """What a frame label is, read with its profile's runtime (the one way every surface decodes)."""
+    return decode(name, runtime_of(profile))
+
+
+def frame_meaning(name: str, profile: Profile) -> str:
+    """The one-sentence meaning of a frame label in ``profile`` (tooltips, tables, the sandwich)."""
+    return symbol(name, profile).meaning
 
 
 @lru_cache(maxsize=65_536)
-def role(name: str) -> Role:
+def role(name: str, runtime: str = "") -> Role:
     """How a frame takes part: application code, an entry frame, runtime code, the allocator, or noise.
 
     Noise (trampolines, addresses, the interpreter, ``other``) is skipped when reading a chain;
     entry frames (``<module>``) are shown but never blamed; runtime and allocator frames carry
     requests without deciding them, so the code that asked is looked for below them.
     """
-    kind = decode(name).kind
+    sym = decode(name, runtime)
+    kind = sym.kind
     if kind in _NOISE_KINDS:
         return "noise"
     category = knowledge.classify(name)
@@ -47,10 +70,39 @@ def role(name: str) -> Role:
         return "entry"
     if category == ALLOCATOR:
         return "allocator"
-    if knowledge.is_runtime(name):
-        return "runtime"
-    sym = decode(name)
+    if knowledge.is_runtime(name) or (sym.language == "go" and sym.package == "runtime"):
+        return "runtime"  # the Go runtime's own frames (runtime.main, runtime.goexit) carry every goroutine
     return "runtime" if sym.language in ("native", "cpp") or sym.kind == "native" else "app"
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where to start: the application frame that asked for what the biggest consumer uses.
+
+    ``why``: ``biggest`` (the biggest consumer is application code itself), ``site`` (it is the
+    allocator; the allocation site that asked most), ``caller`` (it is runtime code or noise; the
+    nearest application frame below it on its heaviest chain, with the value on that chain).
+    """
+
+    name: str
+    value: int
+    why: Literal["biggest", "site", "caller"]
+    biggest: str  # the biggest consumer it stands for
+
+
+@dataclass(frozen=True)
+class Ignorable:
+    """What can be ignored when hunting the source: one list, never the responsible or start frame."""
+
+    frames: tuple[TopRow, ...]  # wide bars with zero self, widest first (at most IGNORABLE_SHOWN)
+    more: int  # further zero-self bars not listed
+    trampoline: int  # what passes through ``<interpreter trampoline>`` frames (0 without any)
+    unresolved_share: float  # share of the total ending in a raw address
+    address: str | None  # an unresolved frame to name as an example
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.frames)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,20 +117,41 @@ class Reading:
     caveats: tuple[Caveat, ...]
     biggest: TopRow | None  # what uses the most: the widest self
     responsible: TopRow | None  # the widest application bar that not every stack passes through
-    focus: tuple[str, int] | None  # where to start: the biggest consumer, or the site that asked for it
+    start: Start | None  # where to start (see :class:`Start`)
     sites: tuple[Site, ...]  # allocation sites (GPU memory only)
     categories: tuple[CategoryShare, ...]  # the knowledge base's breakdown (bytes only)
     self_by_category: dict[str, int]  # self summed per category of the frames that have it (any unit)
+    runtime: str  # the profile's runtime, "" when unknown or mixed
+    ignorable: Ignorable
+    entries: tuple[TopRow, ...]  # bars every stack passes through: entry points, not causes (at most 4)
 
-    @staticmethod
-    def role(name: str) -> Role:
-        return role(name)
+    @property
+    def focus(self) -> tuple[str, int] | None:
+        """``(name, value)`` of :attr:`start`."""
+        return (self.start.name, self.start.value) if self.start is not None else None
+
+    def role(self, name: str) -> Role:
+        return role(name, self.runtime)
+
+    def symbol(self, name: str) -> Symbol:
+        return decode(name, self.runtime)
+
+    def frame_meaning(self, name: str) -> str:
+        return decode(name, self.runtime).meaning
 
     def is_noise(self, name: str) -> bool:
-        return role(name) == "noise"
+        return self.role(name) == "noise"
 
     def is_runtime(self, name: str) -> bool:
-        return role(name) in ("runtime", "allocator", "noise")
+        return self.role(name) in ("runtime", "allocator", "noise")
+
+    def can_ignore(self, name: str) -> bool:
+        """Is ``name`` on the one list of what can be ignored (or noise, which is never a cause)?"""
+        if self.responsible is not None and name == self.responsible.name:
+            return False
+        if self.start is not None and name in (self.start.name, self.start.biggest):
+            return False
+        return name in self.ignorable.names or self.is_noise(name) or name == TRAMPOLINE
 
     @property
     def breakdown(self) -> list[tuple[str, int]]:
@@ -92,6 +165,38 @@ class Reading:
         return None if cid in (OTHER, "other", "") else knowledge.label(cid)
 
 
+@dataclass(frozen=True, eq=False)
+class Verdicts:
+    """What every surface must say alike (the biggest consumer, the responsible frame, where to
+    start, what to ignore, the entry frames) and the runtime frames are read with: the part of the
+    reading ``analyze`` needs, without the semantics' pass over every name."""
+
+    summary: Summary
+    runtime: str
+    biggest: TopRow | None
+    responsible: TopRow | None
+    start: Start | None
+    ignorable: Ignorable
+    entries: tuple[TopRow, ...]
+
+
+def verdicts(summary: Summary, sites: tuple[Site, ...] | None = None) -> Verdicts:
+    """The verdicts of :func:`read` (which passes the allocation sites it has; without them they are
+    computed only when the biggest consumer is the allocator of a memory profile)."""
+    profile = summary.profile
+    runtime = runtime_of(profile)
+    biggest = summary.top_self.rows[0] if summary.top_self.rows else None
+    if sites is None:
+        asks = biggest is not None and role(biggest.name, runtime) == "allocator"
+        memory = units.kind_of(summary.unit) == "bytes" and summary.total
+        sites = tuple(knowledge.allocation_sites(profile, 10)) if asks and memory else ()
+    responsible = most_responsible(summary, runtime)
+    start = _start(biggest, sites, summary.chain, runtime)
+    return Verdicts(
+        summary, runtime, biggest, responsible, start, _ignorable(summary, responsible, start), _entries(summary, start)
+    )
+
+
 def read(summary: Summary) -> Reading:
     profile = summary.profile
     kind = units.kind_of(summary.unit)
@@ -100,9 +205,9 @@ def read(summary: Summary) -> Reading:
     memory = kind == "bytes"
     sites = tuple(knowledge.allocation_sites(profile, 10)) if memory and summary.total else ()
     categories = tuple(knowledge.category_breakdown(profile)) if memory and summary.total else ()
-    biggest = summary.top_self.rows[0] if summary.top_self.rows else None
     resource = _resource(summary, kind, gpu)
     plural = kind == "count" and resource.endswith("s")
+    v = verdicts(summary, sites)
     return Reading(
         summary,
         kind,
@@ -112,12 +217,15 @@ def read(summary: Summary) -> Reading:
         f"{'are' if plural else 'is'} {_VERB[kind]}",
         sem.meaning,
         (*sem.caveats, *counts_caveats(summary)),
-        biggest,
-        most_responsible(summary),
-        _focus(biggest, sites),
+        v.biggest,
+        v.responsible,
+        v.start,
         sites,
         categories,
         _self_by_category(summary),
+        v.runtime,
+        v.ignorable,
+        v.entries,
     )
 
 
@@ -161,8 +269,9 @@ def _resource(summary: Summary, kind: str, gpu: bool) -> str:
     return "samples" if st in ("samples", "sample", "") else st.replace("_", " ")
 
 
-def most_responsible(summary: Summary) -> TopRow | None:
-    """The widest application bar that not every stack passes through: where the work first branches.
+def most_responsible(summary: Summary, runtime: str = "") -> TopRow | None:
+    """The widest application bar that is not a shared entry frame: where the work first branches, or
+    a frame every stack passes through that uses a real part itself (a Go method called everywhere).
 
     Entry frames, runtime code and noise carry every request but are never the reason for one.
     """
@@ -170,15 +279,57 @@ def most_responsible(summary: Summary) -> TopRow | None:
     for fid in ranked(stats, "total").tolist():
         s, t = stats.of(fid)
         name = summary.profile.names[fid]
-        if t < summary.total and role(name) == "app":
+        if not _carries_all(summary, s, t) and role(name, runtime) == "app":
             return TopRow(fid, name, s, t)
     return None
 
 
-def _focus(biggest: TopRow | None, sites: tuple[Site, ...]) -> tuple[str, int] | None:
-    """The biggest consumer, or, when that is the allocator, the application frame that asked most."""
+def _carries_all(summary: Summary, self_value: int, total: int) -> bool:
+    """An entry frame: every stack passes through it and it uses (almost) nothing itself."""
+    return total == summary.total and self_value < ENTRY_SELF * summary.total
+
+
+def _start(biggest: TopRow | None, sites: tuple[Site, ...], chain: Chain | None, runtime: str) -> Start | None:
+    """One rule: the application frame that asked. The biggest consumer when it is application code;
+    for the allocator, the allocation site that asked most; for other runtime code or noise, the
+    nearest application frame below it on its heaviest chain."""
     if biggest is None:
         return None
-    if role(biggest.name) == "allocator" and sites and role(sites[0].name) == "app":
-        return sites[0].name, sites[0].self
-    return biggest.name, biggest.self
+    if role(biggest.name, runtime) != "app":
+        if role(biggest.name, runtime) == "allocator" and sites and role(sites[0].name, runtime) == "app":
+            return Start(sites[0].name, sites[0].self, "site", biggest.name)
+        if chain is not None and chain.target == biggest.name:
+            for step in reversed(chain.steps[:-1]):
+                if role(step.name, runtime) == "app":
+                    return Start(step.name, step.width, "caller", biggest.name)
+    return Start(biggest.name, biggest.self, "biggest", biggest.name)
+
+
+def _ignorable(summary: Summary, responsible: TopRow | None, start: Start | None) -> Ignorable:
+    """Wide bars with zero self (they only pass calls on), widest first; never the responsible frame
+    or where to start, so no frame is named both a cause and ignorable."""
+    stats, names = summary.stats, summary.profile.names
+    keep = {r.name for r in (responsible,) if r is not None} | ({start.name} if start is not None else set())
+    zero = [
+        i
+        for i in ranked(stats, "total").tolist()
+        if stats.self_values[i] == 0 and stats.total_values[i] > 0 and names[i] != TRAMPOLINE and names[i] not in keep
+    ]
+    rows = tuple(TopRow(i, names[i], 0, int(stats.total_values[i])) for i in zero[:IGNORABLE_SHOWN])
+    fid = summary.profile.function_id(TRAMPOLINE)
+    trampoline = int(stats.total_values[fid]) if fid is not None else 0
+    address = None
+    if summary.unresolved_share > 0:
+        address = next((r.name for r in summary.top_total.rows if decode(r.name).kind == "address"), None)
+    return Ignorable(rows, max(0, len(zero) - len(rows)), trampoline, summary.unresolved_share, address)
+
+
+def _entries(summary: Summary, start: Start | None) -> tuple[TopRow, ...]:
+    """The shared entry frames (see :func:`_carries_all`), widest first; never where to start."""
+    stats, names = summary.stats, summary.profile.names
+    out = []
+    for fid in ranked(stats, "total").tolist()[:12]:
+        s, t = stats.of(fid)
+        if _carries_all(summary, s, t) and (start is None or names[fid] != start.name):
+            out.append(TopRow(fid, names[fid], s, t))
+    return tuple(out[:4])

@@ -89,6 +89,16 @@ def singular(noun: str) -> str:
     return noun.removesuffix("s") if noun.endswith("s") and not noun.endswith("ss") else noun
 
 
+def sign_of(value: float) -> str:
+    """The sign a change is written with: ``+``, ``-``, or nothing for no change (one rule everywhere)."""
+    return "+" if value > 0 else "-" if value < 0 else ""
+
+
+def format_signed(value: float, unit: str) -> str:
+    """A change in a profile value: ``+1.2 GB``, ``-300 MB``, ``0 B`` (the chat, reports, the app)."""
+    return sign_of(value) + format_value(abs(value), unit)
+
+
 def format_value(value: float, unit: str, style: ByteStyle = "decimal") -> str:
     """A profile value in its unit, for a person."""
     kind = kind_of(unit)

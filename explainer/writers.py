@@ -11,7 +11,6 @@ import contextlib
 import gzip
 import io
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -136,36 +135,22 @@ def check_not_an_input(output: str | Path, inputs: Iterable[str | Path | None]) 
                 same = (info.st_dev, info.st_ino) == (target_info.st_dev, target_info.st_ino)
         if same:
             raise OutputError(
-                f"-o {output} is also an input of this command ({given}); it was left as it was",
+                f"the output {output} is also an input of this command ({given}); it was left as it was",
                 hint="write the output to another file",
             )
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory, fsync, and an atomic
-    rename: a failure (a full disk, Ctrl-C) never leaves half a file or destroys the previous one."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = target.stat().st_mode & 0o777  # keep an existing file's permissions
-    except FileNotFoundError:
-        mode = 0o644
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-        raise
+    """Replace the regular file ``path`` (or create it) with ``text``, atomically.
+
+    Only a regular file is ever replaced: a symlink, device, FIFO, socket or directory at the path
+    is refused, decided on a descriptor opened with ``O_NOFOLLOW | O_NONBLOCK`` (so neither a link
+    nor a FIFO is followed or waited on) and checked again, by device and inode, just before the
+    rename. A new file gets ``0o666`` less the umask; an existing one keeps its mode. The data is
+    written to an anonymous ``O_TMPFILE`` where the system has it, so even a SIGKILL while writing
+    leaves nothing behind; it gets a name only for the instant of the rename, with SIGINT, SIGTERM
+    and SIGHUP held off, and a ``finally`` removes it on every other exit.
+    """
+    from explainer.safe_write import replace_regular_file
+
+    replace_regular_file(Path(path), text if isinstance(text, bytes) else text.encode("utf-8"))

@@ -93,6 +93,13 @@ def test_environment_beats_the_file_and_flags_beat_both(server, xdg, monkeypatch
     assert run("pyroscope", "types")[0] == 2  # the env's tenant won over the file's: refused
     assert server.seen[-1].headers["x-scope-orgid"] == "team-b"
     code, _, err = run("pyroscope", "types", "--tenant", "team-a")  # the flag wins over both
+    assert server.seen[-1].headers["x-scope-orgid"] == "team-a"
+    # issue 26: the context's token belongs to the context's server (127.0.0.1:9), so it is never
+    # sent to the environment's: the server refuses and the one line says why
+    assert code == 2 and "never sent to another server" in err, err
+    assert "authorization" not in {k.lower() for k in server.seen[-1].headers}
+    write_config(xdg, aks_context(server.url))  # the context's own server: its token goes there
+    code, _, err = run("pyroscope", "types", "--tenant", "team-a")
     assert code == 0, err
     assert server.seen[-1].headers["x-scope-orgid"] == "team-a"
 

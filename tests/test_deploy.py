@@ -31,6 +31,7 @@ from explainer.cli import app
 from explainer.cli.main import build_parser
 from explainer.explain.llm.settings import KEYS as MODEL_KEYS
 from explainer.pyroscope.auth import ENV_TENANT, ENV_TOKEN, ENV_URL
+from explainer.ui.pyroscope_form import ENV_LOCKED
 from mcp_client import free_port
 
 pytestmark = pytest.mark.slow  # runs the app to probe its health check
@@ -39,7 +40,7 @@ DOCKERFILE = REPO / "Dockerfile"
 DEPLOY = REPO / "deploy"
 OVERLAYS = sorted(p.parent for p in DEPLOY.glob("overlays/*/kustomization.yaml"))
 KUBERNETES = "1.31.0"  # the oldest AKS version still in support when this was written
-READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT}
+READ_BY_THE_CODE = {*MODEL_KEYS, ENV_URL, ENV_TOKEN, ENV_TENANT, ENV_LOCKED}
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
@@ -205,6 +206,10 @@ def test_the_ingress_overlay_goes_through_oauth2_proxy() -> None:
     assert annotations["nginx.ingress.kubernetes.io/auth-url"].endswith("/oauth2/auth")
     backend = objects["Ingress"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend["name"] == objects["Service"]["metadata"]["name"]
+    # issue 26: the app's Host allow-list names the ingress's host, or its websocket is refused
+    (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
+    args = build_parser().parse_args(container["args"])
+    assert objects["Ingress"]["spec"]["rules"][0]["host"] in args.allowed_host and args.allow_remote
 
 
 def test_manifest_runs_the_app_in_gadget_with_matching_port_and_probes() -> None:
@@ -240,6 +245,8 @@ def test_manifest_settings_are_variables_the_code_reads() -> None:
     passed = set(objects["ConfigMap"]["data"])
     assert passed <= READ_BY_THE_CODE, passed - READ_BY_THE_CODE
     assert objects["ConfigMap"]["data"][ENV_URL].startswith("http://pyroscope.gadget.svc")
+    assert objects["ConfigMap"]["data"][ENV_LOCKED] == "1"  # issue 26: locked to that server by default
+    assert ("ENV", f"{ENV_LOCKED}=1") in instructions(DOCKERFILE.read_text())
     (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
     refs = {next(iter(e)): next(iter(e.values())) for e in container["envFrom"]}
     assert refs["configMapRef"]["name"] == objects["ConfigMap"]["metadata"]["name"]

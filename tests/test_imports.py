@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("explainer.readers", "explainer.writers", "explainer.demo"),
     ("explainer.knowledge",),
     ("explainer.reading",),
+    ("explainer.queries",),
     ("explainer.pyroscope",),
     ("explainer.explain",),
     ("explainer.evaluation",),

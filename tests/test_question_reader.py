@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.explain import Conversation, LlmSettings
-from explainer.explain.answers.reports import examples, examples_nl
+from explainer.explain.answers.intents import examples, examples_nl
 from explainer.model import Profile
 
 CORPUS = tomllib.loads((Path(__file__).parent / "corpus" / "questions.toml").read_text("utf-8"))
@@ -138,6 +138,7 @@ def test_follow_ups_refer_to_the_answers_before_them() -> None:
 
 def test_cpu_profiles_get_cpu_words_and_advice() -> None:
     text = _ask(CPU, "how can I make this faster?")
-    assert "**Start with `cudaLaunchKernel`" in text and "CPU time is spent" in text
+    # one where-to-start rule (issue 20): the application code that asked, not the runtime frame it reaches
+    assert "**Start with `LlamaAttention.forward`" in text and "`cudaLaunchKernel` uses the most by self" in text
     help_text = _ask(CPU, "help")
     assert "What uses the most CPU time?" in help_text and "GPU memory" not in help_text

@@ -200,3 +200,14 @@ def test_the_model_and_mcp_tools_find_names_through_the_same_resolver() -> None:
         assert ctx.profile.names[toolset.find(ctx, written)] == chat_subject
         q = _conversation("pyspy").read(f"what does {written} do")
         assert q.subject is not None and q.subject.name == chat_subject
+
+
+def test_the_pronoun_i_is_never_a_function_named_i() -> None:
+    # speedscope's tall.txt has one function per letter: "What can I ignore?" is still about the profile
+    builder = ProfileBuilder(SampleType("samples", "count"))
+    builder.add(list("abcdefghijklmnopqrstuvwxyz"), 1)
+    conv = Conversation(builder.build(), settings=LlmSettings(), mode="offline")
+    for text in ("What can I ignore?", "What should I optimise first?"):
+        question = conv.read(text)
+        assert question.subject is None or question.subject.name != "i", (text, question)
+    assert "`i`" not in conv.ask("What should I optimise first?").markdown

@@ -28,8 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "analyze",
         help="top functions by self and total, and the heaviest call chain",
-        description="Analyse a profile: what uses the most (self), what is responsible (total), "
-        "and the heaviest call chain read from the entry point up.",
+        description="Analyse a profile: what uses the most (self), the most responsible frame (where the stacks "
+        "branch), where to start, what can be ignored, the widest bars (total) and the heaviest call chain read "
+        "from the entry point up.",
     )
     add_source_arguments(p)
     add_analysis_options(p)

@@ -41,6 +41,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--demo", action="store_true", help="open on the bundled demo profile (the default)")
     p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N", help=f"port (default {DEFAULT_PORT})")
+    p.add_argument(
+        "--allow-remote", action="store_true", help="allow a --host other than loopback (the app has no login)"
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name users reach the app by, e.g. an ingress's (repeatable; loopback names always pass)",
+    )
     p.set_defaults(run=run)
 
 
@@ -58,15 +68,18 @@ def config_flags(config: dict[str, Any]) -> list[str]:
     (nested tables such as ``[theme.dark]`` included)."""
     flags = []
     for name, value in options(config):
-        flags += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
+        for item in value if isinstance(value, list) else [value]:  # a list: the flag once per item
+            flags += [f"--{name}", str(item).lower() if isinstance(item, bool) else str(item)]
     return flags
 
 
-def settings(host: str, port: int) -> dict[str, Any]:
-    """The packaged settings with this bind address and port."""
+def settings(host: str, port: int, extra_hosts: list[str] | None = None) -> dict[str, Any]:
+    """The packaged settings with this bind address and port, and the Host allow-list (DNS rebinding)."""
+    from explainer.netbind import allowed_hosts
+
     with CONFIG.open("rb") as f:
         config = tomllib.load(f)
-    config["server"].update(address=host, port=port)
+    config["server"].update(address=host, port=port, allowedHosts=allowed_hosts(host, extra_hosts or []))
     if host in ANY_ADDRESS:
         # the URL users type is the ingress's, not ours: let Streamlit derive it from the request
         config.get("browser", {}).pop("serverAddress", None)
@@ -88,7 +101,10 @@ def streamlit_command(args: argparse.Namespace) -> list[str]:
         if not path.is_file():
             raise SourceNotFoundError(f"{clean(args.profile, 200)}: no such file")
         script_args = ["--", str(path.resolve())]
-    flags = config_flags(settings(args.host, args.port))
+    from explainer.netbind import check_bind
+
+    check_bind(args.host, getattr(args, "allow_remote", False), "the app")
+    flags = config_flags(settings(args.host, args.port, getattr(args, "allowed_host", [])))
     # Streamlit's own command line, through a launcher that warms the start profile's analysis meanwhile
     return [sys.executable, "-m", "explainer.ui.serve", "run", str(APP_SCRIPT), *flags, *script_args]
 

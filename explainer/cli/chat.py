@@ -19,7 +19,7 @@ from explainer.cli.cluster_source import cluster_desk
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
-from explainer.errors import SourceNotFoundError
+from explainer.errors import ModelUnavailableError, SourceNotFoundError
 from explainer.readers import read_path
 
 if TYPE_CHECKING:
@@ -63,24 +63,34 @@ def run(args: argparse.Namespace, out: TextIO, stdin: TextIO | None = None) -> i
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
         conv.cluster = desk
-        return _chat(args, conv, source, out)
+        return _chat(args, conv, source, out, mode)
 
 
-def _chat(args: argparse.Namespace, conv: Conversation, source: TextIO, out: TextIO) -> int:
+def _chat(args: argparse.Namespace, conv: Conversation, source: TextIO, out: TextIO, mode: str = "") -> int:
     interactive = source.isatty() and args.format == "markdown"
     if interactive:
         _line_editing()
         out.write("Ask about this profile, e.g.: " + " · ".join(conv.suggested_questions()[:3]) + "\n")
         out.write("Type exit or press Ctrl-D to stop.\n\n")
+    fell_back: list[str] = []  # --llm openai promises the model's answers: a fallback fails the run, as in ask
+    asked = 0
     for question in _questions(source, interactive, out):
         if question.casefold() in QUIT:
             break
         answer = conv.ask(question)
+        asked += 1
+        if mode == "llm" and (answer.mode != "llm" or answer.incomplete):
+            fell_back.append(answer.model_error or answer.notice or "the model did not answer")
         if args.format == "json":
             out.write(json_text({"question": question, **answer_json(answer)}, indent=None) + "\n")
         else:
             out.write(answer.markdown.rstrip("\n") + "\n\n")
         out.flush()
+    if fell_back:
+        raise ModelUnavailableError(
+            f"--llm openai: {len(fell_back)} of {asked} answers were not the model's ({fell_back[-1]})",
+            hint="use --llm auto to accept the offline answer",
+        )
     return 0
 
 

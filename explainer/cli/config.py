@@ -87,13 +87,19 @@ def default_path(environ: Mapping[str, str]) -> str:
     return os.path.join(base, "explainer", "config.toml")
 
 
+def config_path(config: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The config file this command reads (whether or not it exists): never a place to write to."""
+    env = os.environ if environ is None else environ
+    given = config or env.get(ENV_CONFIG)
+    return os.path.expanduser(given) if given else default_path(env)
+
+
 def load_context(config: str | None, context: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The chosen context's settings ({} without a file or a context)."""
     given = config or environ.get(ENV_CONFIG)
-    path = os.path.expanduser(given) if given else default_path(environ)
+    path = config_path(config, environ)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.loads(f.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
+        data = tomllib.loads(_read_config(path).decode("utf-8"))
     except FileNotFoundError:
         if given:
             raise ConfigError(f"config file {clean(str(path), 200)} does not exist") from None
@@ -110,6 +116,25 @@ def load_context(config: str | None, context: str | None, environ: Mapping[str, 
         known = ", ".join(sorted(contexts)) if isinstance(contexts, dict) else ""
         raise ConfigError(f"{path}: no context {clean(str(name), 60)!r} (contexts: {known or 'none'})")
     return _checked(name, contexts[name], path)
+
+
+def _read_config(path: str) -> bytes:
+    """The config file's bytes: a regular file only (opened without blocking, so a FIFO cannot hang
+    the command), with a warning when anyone may write it (it names servers and secret files)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", buffering=0) as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"config file {clean(str(path), 200)} is not a regular file")
+        if info.st_mode & stat.S_IWOTH:
+            from explainer.notices import warn_once
+
+            warn_once(f"config-writable:{path}", f"the config file {clean(path, 200)} is writable by every user "
+                      "(it names servers and secret files); chmod o-w it")  # fmt: skip
+        os.set_blocking(fd, True)
+        return f.read(MAX_CONFIG_BYTES + 1)
 
 
 def _checked(name: str, ctx: dict[str, Any], path: str) -> dict[str, Any]:
@@ -143,10 +168,16 @@ def apply(args: argparse.Namespace, environ: Mapping[str, str] | None = None) ->
         if not hasattr(args, f"{secret}_file") or getattr(args, f"{secret}_file") or env.get(secret_reader):
             continue
         value = env.get(secret_alias) or _from_env_reference(ctx, secret, env)
+        # the secret belongs to the server configured beside it: profilecli's URL, or the context's
+        home = (env.get(SERVER[2]) if env.get(secret_alias) else ctx.get(SERVER[3])) or ""
         if value:
             setattr(args, f"{secret}_value", value)
         elif ctx.get(f"{secret}-file"):
             setattr(args, f"{secret}_file", os.path.expanduser(ctx[f"{secret}-file"]))
+        else:
+            continue
+        if home:
+            args.secret_origin = home
 
 
 def _from_env_reference(ctx: dict[str, Any], secret: str, env: Mapping[str, str]) -> str | None:

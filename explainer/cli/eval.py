@@ -47,11 +47,18 @@ def _score(text: str) -> float:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    from explainer.cli.config import config_path
     from explainer.evaluation import questions, report
     from explainer.evaluation import run as runner
     from explainer.explain import LlmSettings
-    from explainer.writers import write_atomic
+    from explainer.writers import check_not_an_input, write_atomic
 
+    inputs = [args.set, config_path(getattr(args, "config", None))]
+    for output in (args.json, args.markdown):
+        if output:  # before the (slow, paid) run: a report must never replace the question set or the config
+            check_not_an_input(output, inputs)
+    if args.json and args.markdown:
+        check_not_an_input(args.markdown, [args.json])
     settings = LlmSettings.from_env()
     if args.model:
         settings = settings.with_model(args.model)

@@ -112,9 +112,11 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
 
 
 def input_files(args: argparse.Namespace) -> list[str | None]:
-    """Every file this command reads: the profile, the baseline and the secret files."""
+    """Every file this command reads: the profile, the baseline, the secret files and the config file."""
+    from explainer.cli.config import config_path
+
     names = ("source", "baseline", "password_file", "token_file", "vllm_log")
-    return [getattr(args, name, None) for name in names]
+    return [*(getattr(args, name, None) for name in names), config_path(getattr(args, "config", None))]
 
 
 def server_pods(args: argparse.Namespace, profile: Profile, top: int) -> list[str] | None:

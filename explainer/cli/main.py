@@ -140,6 +140,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     if not getattr(args, "run", None):
         parser.print_help(out)
         return EXIT_ERROR
+    from explainer import notices
+
+    notices.sink = err  # warnings go where errors go, each once per run
+    notices.forget()
     try:
         from explainer.cli import config
 

@@ -12,12 +12,27 @@ import argparse
 import os
 from typing import TextIO
 
+from explainer.cli.argtypes import byte_count
 from explainer.cli.server_args import add_connection_arguments, server_source
 from explainer.errors import QueryError
+from explainer.netbind import check_bind, is_loopback
 from explainer.pyroscope.auth import ENV_URL
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
+ENV_MCP_TOKEN = "EXPLAINER_MCP_TOKEN"
+
+
+def _token(args: argparse.Namespace) -> str:
+    """The HTTP bearer token: from a file (never a flag's value), else the environment."""
+    if args.auth_token_file:
+        from explainer.pyroscope.auth import read_secret_file
+
+        token = read_secret_file(args.auth_token_file, "MCP token")
+        if not token:
+            raise QueryError(f"the MCP token file {args.auth_token_file} is empty")
+        return token
+    return os.environ.get(ENV_MCP_TOKEN, "").strip()
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,6 +48,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR", help=f"HTTP bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N", help=f"HTTP port (default {DEFAULT_PORT})")
     p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host other than loopback (anyone who reaches it may call)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name clients use to reach the HTTP server (repeatable; loopback names are always allowed)",
+    )
+    p.add_argument(
+        "--auth-token-file",
+        metavar="FILE",
+        help=f"HTTP clients must send 'Authorization: Bearer' with the token in FILE (or ${ENV_MCP_TOKEN})",
+    )
+    p.add_argument(
         "--root",
         action="append",
         default=[],
@@ -41,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--max-size",
-        type=int,
+        type=byte_count,
         default=DEFAULT_MAX_DECOMPRESSED,
         metavar="BYTES",
         help=f"largest decompressed profile to accept (default {DEFAULT_MAX_DECOMPRESSED:,})",
@@ -57,8 +89,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
     if not 1 <= args.port <= 65535:
         raise QueryError(f"--port must be between 1 and 65535, got {args.port}")
+    token = ""
+    if args.transport == "http":
+        check_bind(args.host, args.allow_remote, "the MCP server")
+        token = _token(args)
+        if not token and not is_loopback(args.host):
+            from explainer.notices import warn_once
+
+            warn_once("mcp-no-token", f"the MCP server has no bearer token; set --auth-token-file or ${ENV_MCP_TOKEN}")
     configured = args.server or os.environ.get(ENV_URL) or getattr(args, "server_fallback", None)
     server = server_source(args) if configured else None
     access = Access.under(args.root or [os.getcwd()], server=server, max_size=args.max_size)
-    serve(access, args.transport, args.host, args.port)
+    serve(access, args.transport, args.host, args.port, allowed_hosts=args.allowed_host, token=token)
     return 0

@@ -47,9 +47,10 @@ def write_outputs(profile: Profile, outputs: Iterable[Output], inputs: Iterable[
         return
     import json
 
+    from explainer.cli.config import config_path
     from explainer.writers import check_not_an_input, to_flamebearer, to_folded, to_pprof, write_atomic
 
-    given = list(inputs)
+    given = [*inputs, config_path(None)]  # the config file ($EXPLAINER_CONFIG or the default one) is never an output
     for output in wanted:
         check_not_an_input(output.path, given)
     for output in wanted:

@@ -149,9 +149,23 @@ def _server_url(args: argparse.Namespace) -> str:
     # after the flag and the environment: profilecli's variable or the config context (explainer.cli.config)
     fallback = getattr(args, "server_fallback", None) or ""
     url = args.server if args.server and args.server != _FROM_ENV else os.environ.get(ENV_URL) or fallback
+    if args.server and args.server != _FROM_ENV and _has_password(args.server):
+        raise QueryError(
+            "--server URL carries a password (user:password@), which would put a secret on the command line "
+            "(ps, shell history); use --user with --password-file or $PYROSCOPE_PASSWORD"
+        )
     if not url.strip():
         raise QueryError(f"no server: give --server URL or set {ENV_URL}")
     return str(url)
+
+
+def _has_password(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url.strip()).password is not None
+    except ValueError:
+        return False
 
 
 def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -177,6 +191,8 @@ def server_source(args: argparse.Namespace) -> ServerSource:
     password = password if password is not None else getattr(args, "password_value", None)
     token = token if token is not None else getattr(args, "token_value", None)
     credentials = credentials_from(user=args.user, password=password, token=token, tenant=args.tenant)
+    if getattr(args, "secret_origin", None):  # a context's (or profilecli's) secret: only for its own server
+        credentials = credentials.bound(args.secret_origin)
     if not args.timeout > 0:
         raise QueryError("--timeout must be a positive number of seconds")
     max_size = getattr(args, "max_size", DEFAULT_MAX_DECOMPRESSED)

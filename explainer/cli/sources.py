@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from explainer.cli.argtypes import byte_count
 from explainer.cli.server_args import add_server_arguments, load_from_server
 from explainer.errors import QueryError
 from explainer.model import Profile
@@ -24,7 +25,7 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-size",
         metavar="BYTES",
-        type=int,
+        type=byte_count,
         default=DEFAULT_MAX_DECOMPRESSED,
         help="largest profile to accept, in bytes, both as read and after decompression "
         f"(default {DEFAULT_MAX_DECOMPRESSED:,}, with raw input read up to {DEFAULT_MAX_INPUT:,}; "

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from explainer import markdown
+
 DATA_OPEN = "<<<PROFILE_DATA"
 DATA_CLOSE = "PROFILE_DATA>>>"
 MAX_ANSWER_CHARS = 12_000
@@ -96,8 +98,8 @@ _TRAILING = ".,;:!?'\")*_"
 
 
 def _code(text: str) -> str:
-    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") else f"{fence}{text}{fence}"
+    """A link's target shown as text: one exact code span (the one escaping module's)."""
+    return markdown.exact_code(text, len(text) + 1)
 
 
 def _host_allowed(url: str, hosts: frozenset[str]) -> bool:

@@ -27,6 +27,7 @@ from explainer.mcp_server import cluster_tools, tools
 from explainer.mcp_server.errors import describe
 from explainer.mcp_server.sources import PYROSCOPE, Access, ServerQuery
 from explainer.model import Profile, once_per_profile
+from explainer.work_gate import WorkGate
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +76,14 @@ def _as_result(result: tools.Result) -> CallToolResult:
     )
 
 
+_GATE: list[WorkGate] = []  # time per call and calls in flight (explainer.work_gate), made on first use
+
+
 def _run(make: Callable[[], tools.Result]) -> CallToolResult:
     try:
-        return _as_result(make())
+        if not _GATE:
+            _GATE.append(WorkGate.from_env("the MCP server"))
+        return _as_result(_GATE[0].run(make))
     except ExplainerError as exc:
         raise ToolError(describe(exc)) from exc
     except Exception as exc:  # a bug: logged here, never a traceback or internals to the caller
@@ -284,9 +290,13 @@ def missing_source(access: Access) -> str:
     )
 
 
-def serve(access: Access, transport: str, host: str, port: int) -> None:
+def serve(
+    access: Access, transport: str, host: str, port: int, *, allowed_hosts: list[str] | None = None, token: str = ""
+) -> None:
     server = build_server(access)
     if transport == "stdio":
         server.run("stdio")
     else:
-        server.run("streamable-http", host=host, port=port)
+        from explainer.mcp_http import serve_http
+
+        serve_http(server, host, port, extra_hosts=allowed_hosts or [], token=token)

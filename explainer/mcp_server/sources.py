@@ -18,7 +18,8 @@ from pathlib import Path
 from explainer.errors import QueryError, SourceNotFoundError
 from explainer.model import Profile
 from explainer.pyroscope.source import ServerSource
-from explainer.readers import ReadOptions, read_path
+from explainer.readers import ReadOptions, read_bytes
+from explainer.readers.confined import opened_under
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
 from explainer.symbols import clean
 
@@ -70,7 +71,10 @@ class Access:
         given = Path(text)
         candidates = [given] if given.is_absolute() else [root / given for root in self.roots]
         for candidate in candidates:
-            real = candidate.resolve()
+            try:
+                real = candidate.resolve()
+            except OSError as exc:  # a link changed while it was resolved
+                raise SourceNotFoundError(f"{clean(text, 200)}: cannot be resolved ({exc.strerror})") from exc
             if not any(real.is_relative_to(root) for root in self.roots):
                 raise QueryError(
                     f"{clean(text, 200)} is outside the allowed roots ({self.describe_roots()}); "
@@ -87,14 +91,15 @@ class Access:
             return demo_profile()
         if source == PYROSCOPE:
             return self._query(query or ServerQuery(), sample_type)
-        path = self.resolve(source)
-        stat = path.stat()
-        key = (str(path), stat.st_size, stat.st_mtime_ns, sample_type)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        profile = read_path(path, ReadOptions.sized(self.max_size, sample_type=sample_type))
+        options = ReadOptions.sized(self.max_size, sample_type=sample_type)
+        # read from the one descriptor proven under a root: a name checked, then opened again, can be raced
+        with opened_under(self.resolve(source), self.roots) as file:
+            key = (str(file.real), file.info.st_size, file.info.st_mtime_ns, sample_type)
+            with self._lock:
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    return self._cache[key]
+            profile = read_bytes(file.read(options.input_limit), options, location=str(file.real))
         with self._lock:
             self._cache[key] = profile
             while len(self._cache) > CACHED_PROFILES:

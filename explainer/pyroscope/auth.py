@@ -13,9 +13,10 @@ from __future__ import annotations
 import base64
 import os
 import re
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit, urlunsplit
+from dataclasses import dataclass, replace
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from explainer.errors import QueryError
 from explainer.pyroscope.defaults import ENV_URL as ENV_URL
@@ -41,6 +42,10 @@ class Credentials:
     password: str = ""
     token: str = ""
     tenant: str = ""
+    # the origin (scheme, host, port) these secrets were configured for; "" when they were given
+    # with the command itself. Environment and context secrets are bound: never sent elsewhere.
+    origin: str = ""
+    withheld: str = ""  # set when bound secrets were not sent: the origin they belong to
 
     def __repr__(self) -> str:
         secret = "password=" + (MASK if self.password else "''") + ", token=" + (MASK if self.token else "''")
@@ -66,17 +71,60 @@ class Credentials:
     def _basic(self) -> str:
         return base64.b64encode(f"{self.user}:{self.password}".encode()).decode("ascii")
 
+    def secrets(self) -> list[str]:
+        """Every form a secret of ours may take in text a server sends back."""
+        out = [self.password, self.token]
+        if self.user:
+            out += [self._basic(), quote(self.password, safe=""), f"{self.user}:{self.password}"]
+        if self.token:
+            out.append(quote(self.token, safe=""))
+        return [s for s in out if len(s) >= _MIN_REDACT]
+
     def redact(self, text: str) -> str:
-        """``text`` with every secret (and the encoded basic-auth value) replaced by ``***``.
+        """``text`` with every secret (its encoded forms too) and every echoed ``Authorization``,
+        ``Cookie`` or API-key header value replaced by ``***``.
 
         A proxy may echo the Authorization header back in an error body; we show server
-        messages to the user, so they pass through here first.
+        messages to the user, so they pass through here first, always before any cut.
         """
-        secrets = [self.password, self.token, self._basic() if self.user else ""]
-        for secret in sorted(secrets, key=len, reverse=True):
-            if len(secret) >= _MIN_REDACT:
-                text = text.replace(secret, MASK)
-        return text
+        return mask(text, self.secrets())
+
+    def for_url(self, url: str) -> Credentials:
+        """These credentials for a request to ``url``: bound secrets only at their own origin."""
+        if not self.origin or origin_of(url) == self.origin or self.kind == "none":
+            return self
+        return Credentials(tenant=self.tenant, withheld=self.origin)
+
+    def bound(self, url: str) -> Credentials:
+        """The same secrets, bound to ``url``'s origin."""
+        return replace(self, origin=origin_of(url)) if url.strip() else self
+
+
+# an echoed header: its value up to the end of the line or the quote that closes it
+_ECHO = re.compile(
+    r"(?i)((?:proxy-)?authorization|(?:set-)?cookie|x-api-key|api[-_]key|x-auth-token|password|token)"
+    r"(\\?[\"']?\s*[:=]\s*\[?\s*\\?[\"']?)([^\r\n\"'<>]*)"
+)
+
+
+def mask(text: str, secrets: list[str]) -> str:
+    """``text`` with each of ``secrets`` and every echoed credential header value replaced by ``***``.
+    Callers cut *after* this: a secret cut in half no longer matches and would leak its first part."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= _MIN_REDACT:
+            text = text.replace(secret, MASK)
+    return _ECHO.sub(lambda m: m.group(1) + m.group(2) + (MASK if m.group(3).strip() else m.group(3)), text)
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` (lower case, default port filled in): what a secret is bound to."""
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    scheme = parts.scheme.lower()
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port or (443 if scheme == 'https' else 80)}"
 
 
 def split_url(url: str) -> tuple[str, str, str]:
@@ -125,6 +173,9 @@ def credentials_from(
         env.pop(ENV_PASSWORD, None)
     if token is None and (user is not None or password is not None):
         env.pop(ENV_TOKEN, None)
+    # a secret taken from the environment belongs to the environment's server ($PYROSCOPE_URL)
+    from_env = any(given is None and env.get(name) for given, name in ((password, ENV_PASSWORD), (token, ENV_TOKEN)))
+    bound_to = origin_of(env[ENV_URL]) if from_env and env.get(ENV_URL, "").strip() else ""
     user = user if user is not None else env.get(ENV_USER, "")
     password = password if password is not None else env.get(ENV_PASSWORD, "")
     token = token if token is not None else env.get(ENV_TOKEN, "")
@@ -144,14 +195,23 @@ def credentials_from(
         raise QueryError(
             "the tenant must be 1-150 characters of letters, digits and ! - _ . * ' ( ) (Pyroscope's tenant-id rule)"
         )
-    return Credentials(user=user, password=password, token=token, tenant=tenant)
+    return Credentials(user=user, password=password, token=token, tenant=tenant, origin=bound_to)
 
 
 def read_secret_file(path: str, what: str) -> str:
-    """The first line of a secret file (a mounted Kubernetes secret, a password manager's fifo)."""
+    """The first line of a secret file (a mounted Kubernetes secret, a password manager's fifo).
+    A file every user may read gets a one-line warning: the secret is only as private as the file."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline(64 * 1024).strip()
+        with open(path, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            line = fh.readline(64 * 1024).decode("utf-8")
     except OSError as exc:
         # the path is ours to show; the content never is
         raise QueryError(f"cannot read the {what} file {path}: {exc.strerror or type(exc).__name__}") from exc
+    except UnicodeDecodeError:
+        raise QueryError(f"the {what} file {path} is not UTF-8 text") from None  # no excerpt: it is a secret
+    if stat.S_ISREG(mode) and mode & stat.S_IROTH:
+        from explainer.notices import warn_once
+
+        warn_once(f"secret-readable:{path}", f"the {what} file {path} can be read by every user; chmod o-r it")
+    return line.strip()

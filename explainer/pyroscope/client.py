@@ -95,6 +95,8 @@ class PyroscopeClient:
         # invents keys: an object with none of the expected ones is some other service's JSON
         if not isinstance(obj, dict) or (obj and not any(k in obj for k in keys)):
             got = ", ".join(clean(str(k), 30) for k in list(obj)[:5]) if isinstance(obj, dict) else type(obj).__name__
+            if not self._transport.options.quote_bodies:  # a typed URL's JSON keys are not ours to show
+                got = "another service's JSON" if isinstance(obj, dict) else got
             raise self._bad(endpoint, f"expected {' or '.join(keys)}, got {got or 'nothing'}")
         return obj
 

@@ -42,6 +42,7 @@ class ServerSource:
     full_profile: bool = False  # the whole merged pprof (SelectMergeProfile) instead of the flame graph
     keep_other: bool = False  # keep a flame graph whose 'other' holds over 1% (default: fetch the full profile)
     max_profile: int = DEFAULT_MAX_DECOMPRESSED  # bytes of a binary pprof: a file's cap (--max-size)
+    quote_bodies: bool = True  # False where the URL is whatever a user typed (the app): one status line only
 
     def query(
         self,
@@ -63,7 +64,7 @@ class ServerSource:
         from explainer.pyroscope.client import PyroscopeClient
         from explainer.pyroscope.transport import TransportOptions
 
-        options = TransportOptions(max_profile=self.max_profile)
+        options = TransportOptions(max_profile=self.max_profile, quote_bodies=self.quote_bodies)
         if self.max_response is not None:
             options = dataclasses.replace(options, max_response=self.max_response)
         return PyroscopeClient(

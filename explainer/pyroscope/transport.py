@@ -40,7 +40,8 @@ from explainer.pyroscope.auth import Credentials
 from explainer.readers import jsonsafe
 from explainer.symbols import clean
 
-_ERROR_BODY_CAP = 64 * 1024  # a Connect error is a few hundred bytes; a proxy's page a few KB
+_ERROR_BODY_CAP = 64 * 1024  # a Connect error is a few hundred bytes; a proxy page a few KB
+_MASKED_PREFIX = _ERROR_BODY_CAP  # masked whole before an excerpt (80-200 characters) is cut from it
 _RETRY = frozenset({429, 500, 502, 503, 504})
 _REDIRECT = frozenset({301, 302, 303, 307, 308})
 _NO_CREDENTIALS = "the server wants credentials: set PYROSCOPE_USER + PYROSCOPE_PASSWORD, PYROSCOPE_TOKEN or --tenant"
@@ -59,6 +60,9 @@ class TransportOptions:
     max_response: int = 128 * 2**20  # bytes on the wire and after gzip, each
     max_profile: int = 384 * 2**20  # the same for a binary pprof: a file's cap (--max-size), not JSON's
     max_redirects: int = 3
+    # False where the server is whatever a user typed (the app): errors then carry one line of
+    # status and never a fetched page's title, text or keys (no server-side request forgery echo)
+    quote_bodies: bool = True
 
 
 class Deadline:
@@ -143,7 +147,14 @@ class Transport:
     ) -> None:
         self.session = session
         self.base_url = base_url
-        self.credentials = credentials
+        self.credentials = credentials.for_url(base_url)  # bound secrets never leave their origin
+        if self.credentials.kind != "none" and not wire.private_transport(base_url):
+            from explainer.notices import warn_once
+
+            host = clean(wire.origin(base_url)[1], 80)
+            warn_once(
+                f"plain-http:{host}", f"credentials go to {host} over plain http:// (readable on the way); use https://"
+            )
         self.options = options or TransportOptions()
         self._event = on_event or (lambda _text: None)
         self._sleep = sleep
@@ -177,13 +188,24 @@ class Transport:
         """The reply's JSON; an HTML page or broken JSON becomes a :class:`BadResponseError`."""
         where = f"{endpoint} on {self.base_url}"
         if reply.content_type == "text/html" or wire.starts_with(reply.body, b"<"):
-            raise self._bad(f"{where} answered with HTML, not the API: {wire.excerpt(reply.body)!r}")
+            raise self._bad(f"{where} answered with HTML, not the API{self._quote(reply.body)}")
         try:
             return jsonsafe.loads(reply.body, what=f"{endpoint} response")
         except ExplainerError as exc:
             reason = str(exc.args[0]).split(": ", 1)[-1]  # the decoder's words, not its file-reading hint
-            excerpt = wire.excerpt(reply.body)
-            raise self._bad(f"{where} answered with invalid JSON ({reason}); it starts {excerpt!r}") from exc
+            quoted = self._quote(reply.body, "; it starts ")
+            raise self._bad(f"{where} answered with invalid JSON ({clean(reason, 80)}){quoted}") from exc
+
+    def _masked(self, body: bytes | bytearray) -> bytes:
+        """The start of a body with every secret masked: done before any excerpt is cut from it."""
+        text = bytes(body[:_MASKED_PREFIX]).decode("utf-8", errors="replace")
+        return self.credentials.redact(text).encode("utf-8")
+
+    def _quote(self, body: bytes | bytearray, lead: str = ": ") -> str:
+        """A short masked excerpt of a body, or nothing when this server's pages must not be echoed."""
+        if not self.options.quote_bodies:
+            return ""
+        return f"{lead}{wire.excerpt(self._masked(body))!r}"
 
     def _bad(self, message: str, cls: type[ExplainerError] = BadResponseError, hint: str = "") -> ExplainerError:
         """Every message that may quote the server passes the redactor: proxies echo headers back."""
@@ -309,13 +331,20 @@ class Transport:
             return Reply(status, response.headers, body, call.url)
 
     def _status_error(self, reply: Reply, endpoint: str) -> ExplainerError:
-        code, message = wire.connect_error(reply.body)
+        code, message = wire.connect_error(self._masked(reply.body))
+        if not self.options.quote_bodies:
+            message = ""  # one line of status only: a fetched page's title or text is not ours to show
         status = reply.status
         detail = f" (HTTP {status}{' ' + code if code else ''})" + (f": {message}" if message else "")
         where = f"{endpoint} on {self.base_url}"
         tries = f" after {reply.attempts} attempts" if reply.attempts > 1 else ""
         if status in (401, 403) or code in ("unauthenticated", "permission_denied"):
             hint = "" if self.credentials.kind != "none" else _NO_CREDENTIALS
+            if self.credentials.withheld:
+                hint = (
+                    f"the configured credentials belong to {self.credentials.withheld} and are never sent to "
+                    "another server; give this server its own credentials"
+                )
             return self._bad(f"{where} refused the request{detail}", AuthError, hint)
         if status == 415:
             return self._bad(f"{where} does not take this encoding{detail}", CodecUnavailableError)

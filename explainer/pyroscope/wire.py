@@ -86,6 +86,19 @@ def origin(url: str) -> tuple[str, str, int]:
     return parts.scheme, (parts.hostname or "").lower(), parts.port or (443 if parts.scheme == "https" else 80)
 
 
+def private_transport(url: str) -> bool:
+    """True for https://, and for http:// to this machine (loopback), where nobody sits in between."""
+    import ipaddress
+
+    scheme, host, _port = origin(url)
+    if scheme == "https" or host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 FLAME_GRAPH_LIFT = "narrow the selector or time range, lower --max-nodes, or raise --max-size if you trust this server"
 PROFILE_LIFT = "raise --max-size (bytes) if you trust this server, or narrow the selector or time range"
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from explainer.errors import DecodeError, ExplainerError, FormatError
 from explainer.model import Profile, Source
 from explainer.readers import limits
+from explainer.readers.cost import CostBudget
 from explainer.readers.files import read_file, read_stdin
 from explainer.readers.folded import decode_text, looks_folded, read_folded
 from explainer.readers.jsonsafe import loads
@@ -35,6 +36,7 @@ class ReadOptions:
     unit: str | None = None  # folded and Connect JSON carry no unit: say what the counts are
     max_decompressed: int = limits.DEFAULT_MAX_DECOMPRESSED
     max_input: int = limits.DEFAULT_MAX_INPUT
+    cost: CostBudget | None = None  # the work a profile may ask for; None: the defaults and $EXPLAINER_MAX_*
 
     @classmethod
     def sized(cls, max_size: int, *, sample_type: str | None = None, unit: str | None = None) -> ReadOptions:
@@ -87,6 +89,7 @@ def _digest_and_inflate(data: Data, max_decompressed: int) -> tuple[str, Data]:
 def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "", kind: str = "file") -> Profile:
     """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`."""
     options = options or ReadOptions()
+    budget = options.cost or CostBudget.from_env()
     limits.check_input_size(data, options.input_limit)  # before unpacking: the compressed size
     digest, raw = _digest_and_inflate(data, options.max_decompressed)
     del data  # the compressed bytes are not needed any more: a large profile's peak is smaller without them
@@ -100,17 +103,19 @@ def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str 
                 raise FormatError("JSON input is not a Pyroscope flame graph (no 'flamebearer' or 'flamegraph')")
             profile = read_flamegraph_object(obj, unit=options.unit, location=location)
         elif fmt == "folded":
-            profile = read_folded(raw, unit=options.unit or "count", location=location)
+            profile = read_folded(raw, unit=options.unit or "count", location=location, max_names=budget.max_names)
         else:
             from explainer.readers.pprof import read_pprof
 
-            profile = read_pprof(raw, sample_type=options.sample_type, location=location)
+            profile = read_pprof(raw, sample_type=options.sample_type, location=location, budget=budget)
     except ExplainerError:
         raise
     except RecursionError as exc:  # belt and braces: our readers are iterative
         raise DecodeError("profile is nested too deeply") from exc
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError) as exc:
         raise DecodeError(f"malformed {fmt} profile: {type(exc).__name__}: {str(exc)[:160]}") from exc
+    budget.check("max_names", len(profile.names))  # every format: each name is decoded and classified
+    budget.check("max_frames", len(profile.frames))
     return replace(profile, source=replace(profile.source, kind=kind, location=location, digest=digest))
 
 

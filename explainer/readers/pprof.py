@@ -31,6 +31,7 @@ from explainer.model import (
     frame_dtype,
     from_arrays,
 )
+from explainer.readers.cost import CostBudget
 from explainer.readers.pprof_schema import ProfileMessage
 
 try:  # optional compiled fold; the numpy path below gives the same arrays
@@ -158,18 +159,25 @@ def read_pprof_message(
     location: str = "",
     max_depth: int = DEFAULT_MAX_DEPTH,
     raw: RawSamples | None = None,
+    budget: CostBudget | None = None,
 ) -> Profile:
     """The profile of a parsed message; its samples are ``raw``'s when given (the compiled path)."""
+    budget = budget or CostBudget()
+    # before anything is built per type or per function: these tables may be millions long in a small file
+    budget.check("max_sample_types", len(message.sample_type))
+    budget.check("max_values", len(message.sample_type) * (raw.count if raw is not None else len(message.sample)))
+    budget.check("max_names", len(message.function))
     strings = _Strings(message.string_table)
     types = sample_types(message)
     default_name = strings(message.default_sample_type, "default_sample_type") if message.default_sample_type else ""
     k = choose_sample_type(types, default_name, sample_type)
     locations, names, loc_frames = _location_frames(message, strings)
 
+    budget.check("max_names", len(names))  # unsymbolized locations and inlined lines name frames too
     if raw is not None:
-        offsets, frames, values = _fold_raw(raw, k, len(types), locations, loc_frames, len(names))
+        offsets, frames, values = _fold_raw(raw, k, len(types), locations, loc_frames, len(names), budget.max_frames)
     else:
-        offsets, frames, values = _fold_messages(message, k, len(types), locations, loc_frames)
+        offsets, frames, values = _fold_messages(message, k, len(types), locations, loc_frames, budget.max_frames)
     profile = from_arrays(
         names,
         offsets,
@@ -229,12 +237,18 @@ _FOLD_ERRORS = {
 
 
 def _fold_raw(
-    raw: RawSamples, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]], n_names: int
+    raw: RawSamples,
+    k: int,
+    n_types: int,
+    locations: dict[int, int],
+    loc_frames: list[list[int]],
+    n_names: int,
+    bound: int = 2**62,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled path: the samples are decoded from the serialized profile, in C."""
     max_id = max(locations, default=0)
     if max_id > 4 * len(locations) + 1_000_000:  # sparse ids: a dense lookup table would be wasteful
-        return _fold_messages(parse_message(raw.data), k, n_types, locations, loc_frames)
+        return _fold_messages(parse_message(raw.data), k, n_types, locations, loc_frames, bound)
     lookup = np.full(max_id + 1, -1, dtype=np.int32)
     for loc_id, index in locations.items():
         lookup[loc_id] = index
@@ -243,11 +257,13 @@ def _fold_raw(
     np.cumsum(per_loc, out=loc_start[1:])
     flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32, count=int(loc_start[-1]))
     dtype = frame_dtype(n_names)
-    max_frames = frame_budget(len(raw.data))
+    max_frames = min(frame_budget(len(raw.data)), bound)
     out = _fold.fold_samples(raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize, max_frames)
     if len(out) == 3 and isinstance(out[0], str):
         kind, i, _ = out
         if kind == "frames":
+            if max_frames == bound:
+                CostBudget(max_frames=bound).check("max_frames", bound + 1, at_least=True)
             raise _too_many_frames(max_frames)
         field, text = _FOLD_ERRORS[kind]
         raise ValidationError(text.format(n=n_types), field=field.format(i=i))
@@ -260,10 +276,10 @@ def _fold_raw(
 
 
 def _fold_messages(
-    message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]]
+    message: Any, k: int, n_types: int, locations: dict[int, int], loc_frames: list[list[int]], bound: int = 2**62
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The numpy path over decoded Sample messages."""
-    max_frames = frame_budget(message.ByteSize())
+    max_frames = min(frame_budget(message.ByteSize()), bound)
     samples = message.sample
     lengths = np.fromiter((len(s.location_id) for s in samples), dtype=np.int64, count=len(samples))
     values = np.empty(len(samples), dtype=np.int64)
@@ -348,17 +364,20 @@ def _cap_depth(profile: Profile, max_depth: int) -> Profile:
     )
 
 
-def read_pprof(data: bytes | bytearray, *, sample_type: str | None = None, location: str = "") -> Profile:
+def read_pprof(
+    data: bytes | bytearray, *, sample_type: str | None = None, location: str = "", budget: CostBudget | None = None
+) -> Profile:
     """``data`` must already be decompressed (see :func:`explainer.readers.read_bytes`).
 
     With the compiled fold, protobuf parses only the profile's tables: the samples (nearly all
     of a large profile's bytes) are decoded in place, never copied into messages.
     """
     if _fold is None:
-        return read_pprof_message(parse_message(data), sample_type=sample_type, location=location)
+        return read_pprof_message(parse_message(data), sample_type=sample_type, location=location, budget=budget)
     apart = _fold.samples_apart(data)
     if isinstance(apart[0], str):
         raise DecodeError("malformed profile: a field is cut short or has an unknown wire type")
     tables, count = apart
     message = parse_message(tables)
-    return read_pprof_message(message, sample_type=sample_type, location=location, raw=RawSamples(data, count))
+    raw = RawSamples(data, count)
+    return read_pprof_message(message, sample_type=sample_type, location=location, raw=raw, budget=budget)

@@ -4,13 +4,19 @@ JSON contract (``schema`` 1): ``unit``, ``sample_type``, ``total``, ``coverage``
 ``top_self`` and ``top_total`` (lists of ``name``, ``self``, ``total`` as integers in the
 profile's own unit, ordered like pprof: value, then name), ``chain``, ``categories`` (each stack
 attributed to one GPU-memory category: ``category``, ``label``, ``self``, ``share``),
-``truncation``; ``meaning`` (what a value is: cumulative requested bytes, in-use bytes, CPU time),
-``counted`` (frames that count calls in a byte profile, ``name``/``calls``/``stacks``, left out of
-every total) and ``visibility`` (the budget reconciled with the profile, or null).
+``truncation``, and ``reading`` (the profile's one reading, what the chat and the handoff say too:
+``biggest``, ``responsible``, ``start`` with ``why``, ``ignorable``, ``entries``, ``runtime``);
+``meaning`` (what a value is: cumulative requested bytes, in-use bytes, CPU time), ``counted``
+(frames that count calls in a byte profile, ``name``/``calls``/``stacks``, left out of every total)
+and ``visibility`` (the budget reconciled with the profile, or null).
+
+The top-by-total list is pprof's ordering, so entry frames and noise (``<module>``, trampolines,
+raw addresses) head it; it is never called "responsible": the responsible frame is the reading's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from explainer import markdown, units
@@ -19,9 +25,11 @@ from explainer.analysis.summary import Summary
 from explainer.knowledge import category_breakdown, format_breakdown
 from explainer.knowledge.semantics import semantics
 from explainer.knowledge.visibility import Budget
-from explainer.reading import counts_caveats
+from explainer.reading import Verdicts, counts_caveats, runtime_of, verdicts
 from explainer.report import visibility
-from explainer.symbols import clean, decode, guess_runtime
+from explainer.symbols import clean, decode
+
+TOTAL_TITLE = "Top by total — the widest bars, entry frames first"
 
 SCHEMA_VERSION = 1
 
@@ -72,6 +80,27 @@ def _rows(lst: TopList) -> list[dict[str, Any]]:
     return [{"name": r.name, "self": r.self, "total": r.total} for r in lst.rows]
 
 
+def _fn(name: str, s: int, t: int) -> dict[str, Any]:
+    return {"name": name, "self": s, "total": t}
+
+
+def reading_json(reading: Verdicts) -> dict[str, Any]:
+    """The reading's answers to "what uses the most, what is responsible, where to start, what to skip"."""
+    b, r, st, ign = reading.biggest, reading.responsible, reading.start, reading.ignorable
+    return {
+        "runtime": reading.runtime,
+        "biggest": None if b is None else _fn(b.name, b.self, b.total),
+        "responsible": None if r is None else _fn(r.name, r.self, r.total),
+        "start": None if st is None else {"name": st.name, "value": st.value, "why": st.why, "biggest": st.biggest},
+        "entries": [_fn(e.name, e.self, e.total) for e in reading.entries],
+        "ignorable": {
+            "frames": [{"name": f.name, "total": f.total} for f in ign.frames],
+            "more": ign.more,
+            "trampoline": ign.trampoline,
+        },
+    }
+
+
 def meaning_line(summary: Summary) -> str:
     """What the numbers are (cumulative requested bytes, in-use memory, CPU time): the scope of every size shown."""
     return f"values: {semantics(summary.profile).meaning}"
@@ -80,7 +109,7 @@ def meaning_line(summary: Summary) -> str:
 def to_json(summary: Summary, budget: Budget | None = None) -> dict[str, Any]:
     p = summary.profile
     chain = summary.chain
-    runtime = guess_runtime(p.names)
+    runtime = runtime_of(p)
     audit = visibility.wanted(summary, budget)
     return {
         "schema": SCHEMA_VERSION,
@@ -135,6 +164,7 @@ def to_json(summary: Summary, budget: Budget | None = None) -> dict[str, Any]:
         ],
         "orchestrators": [{"name": r.name, "total": r.total} for r in summary.orchestrators],
         "unresolved_share": round(summary.unresolved_share, 6),
+        "reading": reading_json(verdicts(summary)),
         "truncation": {
             "other_nodes": p.truncation.other_nodes,
             "other_value": p.truncation.other_value,
@@ -163,7 +193,7 @@ def chain_lines(summary: Summary, width: int = 70) -> list[str]:
     if chain is None:
         return []
     out = []
-    runtime = guess_runtime(summary.profile.names)
+    runtime = runtime_of(summary.profile)
     for i, step in enumerate(chain.steps):
         marker = "└─" if i == len(chain.steps) - 1 else "├─"
         meaning = decode(step.name, runtime).meaning
@@ -195,9 +225,10 @@ def to_text(summary: Summary, budget: Budget | None = None) -> str:
         return "\n".join(lines) + "\n"
     if units.kind_of(unit) == "bytes":
         lines.append("by category: " + format_breakdown(category_breakdown(p)))
+    lines += ["", *reading_lines(verdicts(summary), lambda name: clean(name, 80))]
     lines += ["", f"Top by self — what uses the most ({coverage_sentence(summary.top_self)}):"]
     lines += _table(summary.top_self, unit, total)
-    lines += ["", f"Top by total — what is responsible ({coverage_sentence(summary.top_total)}):"]
+    lines += ["", f"{TOTAL_TITLE} ({coverage_sentence(summary.top_total)}):"]
     lines += _table(summary.top_total, unit, total)
     if summary.chain:
         lines += ["", f"Heaviest call chain to {clean(summary.chain.target, 80)}, entry point first:"]
@@ -206,6 +237,36 @@ def to_text(summary: Summary, budget: Budget | None = None) -> str:
     if notes:
         lines += ["", "Notes:"] + [f"  - {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def reading_lines(reading: Verdicts, show: Callable[[str], str]) -> list[str]:
+    """The reading in four lines: biggest consumer, most responsible, where to start, what to skip."""
+    unit, total = reading.summary.unit, reading.summary.total
+
+    def vp(value: int) -> str:
+        return f"{units.format_value(value, unit)}, {units.format_share(value, total)}"
+
+    out = []
+    if reading.biggest is not None:
+        out.append(f"biggest consumer: {show(reading.biggest.name)} (self {vp(reading.biggest.self)})")
+    if reading.responsible is not None:
+        r = reading.responsible
+        out.append(
+            f"most responsible: {show(r.name)} (total {vp(r.total)}): the widest application bar "
+            "that not every stack passes through"
+        )
+    start = reading.start
+    if start is not None:
+        why = {"biggest": "the biggest consumer", "site": "the allocation site that asked most"}.get(
+            start.why, "the application code nearest to it"
+        )
+        out.append(f"start with: {show(start.name)} ({vp(start.value)}): {why}")
+    ign = reading.ignorable
+    if ign.frames:
+        more = f" and {ign.more:,} more" if ign.more else ""
+        names = ", ".join(show(f.name) for f in ign.frames)
+        out.append(f"can be ignored (zero self, they only pass calls on): {names}{more}")
+    return out
 
 
 def to_markdown(summary: Summary, budget: Budget | None = None) -> str:
@@ -225,9 +286,11 @@ def to_markdown(summary: Summary, budget: Budget | None = None) -> str:
             notes = truncation_notes(summary)
             out += (["", "## Notes", ""] + [f"- {n}" for n in notes]) if notes else []
             return "\n".join(out) + "\n"
+    if total:
+        out += [f"- {line[:1].upper()}{line[1:]}" for line in reading_lines(verdicts(summary), markdown.code)]
     for title, lst in (
         ("Top by self (what uses the most)", summary.top_self),
-        ("Top by total (what is responsible)", summary.top_total),
+        ("Top by total (the widest bars; entry frames first)", summary.top_total),
     ):
         out += [
             "",
@@ -246,7 +309,7 @@ def to_markdown(summary: Summary, budget: Budget | None = None) -> str:
             )
     if summary.chain:
         out += ["", "## Heaviest call chain (entry point first)", ""]
-        runtime = guess_runtime(p.names)
+        runtime = runtime_of(p)
         for i, s in enumerate(summary.chain.steps, 1):
             meaning = decode(s.name, runtime).meaning
             out.append(f"{i}. {markdown.code(s.name)} — {units.format_value(s.width, unit)}; {meaning}")

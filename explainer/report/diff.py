@@ -23,9 +23,8 @@ _PRESENCE: tuple[tuple[Presence, str], ...] = (("new", "New"), ("vanished", "Van
 
 
 def signed(value: int, unit: str) -> str:
-    """``+1.2 GB`` / ``-300 MB`` / ``0 B``: a change, always with its sign."""
-    text = units.format_value(value, unit)
-    return f"+{text}" if value > 0 else text
+    """``+1.2 GB`` / ``-300 MB`` / ``0 B``: a change, always with its sign (:func:`units.format_signed`)."""
+    return units.format_signed(value, unit)
 
 
 def relative_text(change: FunctionChange, order: Order = "self") -> str:

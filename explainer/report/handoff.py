@@ -24,6 +24,8 @@ from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
+from explainer.queries import Handoff, answer
+from explainer.queries.records import HandoffResult
 from explainer.reading import Reading, counts_caveats, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import coverage_sentence, truncation_notes
@@ -67,6 +69,7 @@ def handoff_markdown(
     """
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
+    facts = answer(reading, Handoff(top=top))  # the same facts the chat's short handoff renders
     diff = diff_profiles(baseline, summary.profile, floor) if baseline is not None else None
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
@@ -76,7 +79,7 @@ def handoff_markdown(
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
-    out += headline_section(reading, diff)
+    out += headline_section(facts, reading, diff)
     out += pods or []
     out += visibility_section(summary, budget)
     if summary.total:
@@ -84,8 +87,8 @@ def handoff_markdown(
         out += chains_section(reading, top)
     if diff is not None:
         out += changes_section(diff, top)
-    out += ignore_section(summary)
-    out += parts.next_steps(reading, diff, meaning, grafana_url is not None)
+    out += ignore_section(facts)
+    out += parts.next_steps(facts, diff, meaning, grafana_url is not None)
     out += coverage_section(summary, diff, meaning, top)
     out += reproduce_section(summary.profile, baseline, now)
     while out and not out[-1]:
@@ -153,22 +156,20 @@ def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, d
     return [*out, ""]
 
 
-def headline_section(reading: Reading, diff: Diff | None) -> list[str]:
-    summary = reading.summary
-    unit, total = summary.unit, summary.total
+def headline_section(facts: HandoffResult, reading: Reading, diff: Diff | None) -> list[str]:
+    unit, total = facts.unit, facts.total
     out = [
         "## Headline",
         "",
-        f"- Total **{units.format_value(total, unit)}** in {summary.profile.stack_count:,} stacks, "
-        f"{summary.stats.function_count:,} functions.",
+        f"- Total **{units.format_value(total, unit)}** in {facts.stacks:,} stacks, {facts.functions:,} functions.",
     ]
-    if summary.top_self.rows:
-        r = summary.top_self.rows[0]
+    r = facts.biggest
+    if r is not None:
         out.append(
             f"- Biggest consumer: {markdown.code(r.name)}, **{units.format_value(r.self, unit)}** self "
             f"({units.format_share(r.self, total)} of the total)."
         )
-    responsible = reading.responsible
+    responsible = facts.responsible
     if responsible is not None:
         out.append(
             f"- Most responsible (the widest bar where the stacks branch): {markdown.code(responsible.name)}, "
@@ -251,8 +252,8 @@ def changes_section(diff: Diff, top: int) -> list[str]:
     return [*out, ""]
 
 
-def ignore_section(summary: Summary) -> list[str]:
-    lines = parts.ignorable(summary)
+def ignore_section(facts: HandoffResult) -> list[str]:
+    lines = parts.ignorable(facts)
     return ["## What can be ignored", "", *lines, ""] if lines else []
 
 

@@ -14,11 +14,10 @@ from typing import Any
 from explainer import knowledge, markdown, units
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.diff import Diff
-from explainer.analysis.filters import TRAMPOLINE
-from explainer.analysis.functions import ranked, top
+from explainer.analysis.functions import top
 from explainer.analysis.peak import Window
-from explainer.analysis.summary import Summary
 from explainer.model import Profile
+from explainer.queries.records import HandoffResult
 from explainer.reading import Reading
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
 from explainer.symbols import clean, decode, guess_runtime
@@ -68,32 +67,14 @@ def peak_line(peak: Window, unit: str) -> str:
     )
 
 
-def _short(text: str, limit: int = 120) -> str:
-    """The first sentence, cut at a clause boundary (or a word) when it is still long."""
-    head, dot, _ = text.partition(". ")
-    text = head + "." if dot else text
-    if len(text) <= limit:
-        return text
-    cut = max(text.rfind(sep, 0, limit) for sep in ("; ", ", ", ": ", " ("))
-    if cut < limit // 3:
-        cut = text.rfind(" ", 0, limit)
-    return text[:cut].rstrip(" ,;:") + "…"
-
-
 def what_it_is(name: str, profile: Profile | None = None) -> str:
     """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
     (read with the profile's runtime, which settles labels several languages write alike)."""
     entry = knowledge.lookup(name)
     if entry is not None and entry.explanation:
-        return markdown.text(f"{entry.label}: {_short(entry.explanation)}", 200)
+        return markdown.text(f"{entry.label}: {markdown.first_sentence(entry.explanation, 120)}", 200)
     runtime = guess_runtime(profile.names) if profile is not None else None
     return markdown.text(decode(name, runtime).meaning, 160)
-
-
-def actions(name: str) -> list[str]:
-    """``knob: effect`` for each curated action on this frame."""
-    entry = knowledge.lookup(name)
-    return [f"{a.knob}: {a.effect}" for a in entry.actions] if entry is not None else []
 
 
 def category_lines(reading: Reading) -> list[str]:
@@ -143,24 +124,19 @@ def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
     return prefix
 
 
-def ignorable(summary: Summary) -> list[str]:
-    stats, total, unit = summary.stats, summary.total, summary.unit
+def ignorable(facts: HandoffResult) -> list[str]:
+    """The reading's one list of what can be ignored, as report lines (never the responsible frame
+    or where to start: the chat's skip answer names the same frames)."""
+    ign, total, unit = facts.ignorable, facts.total, facts.unit
     out = []
-    zero_self = int(((stats.self_values == 0) & (stats.total_values > 0)).sum())
-    names_of = summary.profile.names
-    # computed here, not taken from summary.orchestrators, whose length follows the caller's --top
-    shown = [i for i in ranked(stats, "total").tolist() if stats.self_values[i] == 0 and names_of[i] != TRAMPOLINE][:5]
-    if shown:
-        names = ", ".join(
-            f"{markdown.code(names_of[i])} ({units.format_share(int(stats.total_values[i]), total)})" for i in shown
-        )
-        more = f" and {zero_self - len(shown):,} more" if zero_self > len(shown) else ""
+    if ign.frames:
+        names = ", ".join(f"{markdown.code(r.name)} ({units.format_share(r.total, total)})" for r in ign.frames)
+        more = f" and {ign.more:,} more" if ign.more else ""
         out.append(
             f"- Wide bars with zero self only pass calls on (nothing is {_consumed(unit)} there): {names}{more}."
         )
-    fid = summary.profile.function_id(TRAMPOLINE)
-    if fid is not None and stats.total_values[fid] > 0:
-        share = units.format_share(int(stats.total_values[fid]), total)
+    if ign.trampoline:
+        share = units.format_share(ign.trampoline, total)
         out.append(
             f"- `<interpreter trampoline>` frames ({share} of the total passes through one) are CPython's dispatch "
             "between Python calls: skip them when reading a chain (`--hide-trampolines` removes them)."
@@ -172,18 +148,22 @@ def _consumed(unit: str) -> str:
     return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(unit), "counted")
 
 
-def next_steps(reading: Reading, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
+def next_steps(facts: HandoffResult, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
     steps: list[str] = []
-    unit, total = reading.summary.unit, reading.summary.total
-    focus = reading.focus
-    if focus is not None:
-        name, value = focus
+    unit, total = facts.unit, facts.total
+    start = facts.start
+    if start is not None:
+        name, value = start.name, start.value
+        why = (
+            "it is where the most is consumed"
+            if start.why == "biggest"
+            else f"it is the application code that asked for what {markdown.code(start.biggest)} {_consumed(unit)}"
+        )
         steps.append(
             f"Start with {markdown.code(name)} ({units.format_value(value, unit)}, "
-            f"{units.format_share(value, total)}): "
-            "it is where the most is consumed; its chain above says why it runs."
+            f"{units.format_share(value, total)}): {why}; its chain above says why it runs."
         )
-        knobs = actions(name)[:3]
+        knobs = [f"{knob}: {effect}" for knob, effect in facts.start_knobs[:3]]
         if knobs:
             steps.append(
                 f"What changes {markdown.code(name)}: " + "; ".join(markdown.text(k, 200) for k in knobs) + "."
@@ -214,4 +194,4 @@ def plain_markdown(text: str, limit: int = 1200) -> str:
     """A model's Markdown for a blockquote: cleaned, capped, with raw HTML neutralised."""
     lines = [clean(line, 400) for line in text.strip().splitlines()[:12]]
     body = "\n".join(lines)[:limit]
-    return body.replace("<", "&lt;").replace(">", "&gt;")
+    return markdown.no_html(body)

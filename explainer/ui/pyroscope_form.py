@@ -11,6 +11,7 @@ peak is :mod:`explainer.analysis.peak`; this module only lays them out.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,14 +33,32 @@ def _friendly(exc: BaseException) -> str:
     return friendly(exc)
 
 
+ENV_LOCKED = "EXPLAINER_APP_PYROSCOPE_LOCKED"  # "1": the form queries only $PYROSCOPE_URL (container default)
+
+
+def locked_url() -> str:
+    """The configured server when the form is locked to it (``$EXPLAINER_APP_PYROSCOPE_LOCKED``), else ""."""
+    import os
+
+    if os.environ.get(ENV_LOCKED, "").strip().lower() not in ("1", "true", "yes", "on"):
+        return ""
+    return os.environ.get("PYROSCOPE_URL", "").strip()
+
+
 def _client(st: Any, session: Any) -> Any:
-    """A client for this action only: credentials come from the password widgets and are not kept."""
+    """A client for this action only: credentials come from the password widgets and are not kept.
+
+    The environment's credentials are bound to ``$PYROSCOPE_URL``'s origin (``credentials_from``),
+    so a URL typed here gets only what is typed with it. A page the server sends back is never
+    echoed beyond one line of status: the form must not become a window onto internal hosts.
+    """
     from explainer.pyroscope import credentials_from
     from explainer.pyroscope.source import ServerSource
 
     ss, auth = st.session_state, st.session_state.get("pyro_auth", AUTH[0])
     tenant = ss.get("pyro_tenant", "").strip() or None
-    if auth == AUTH[3]:
+    fixed = locked_url()
+    if auth == AUTH[3] or fixed:
         creds = credentials_from(tenant=tenant)
     else:
         creds = credentials_from(
@@ -49,7 +68,7 @@ def _client(st: Any, session: Any) -> Any:
             tenant=tenant or "",
             environ={},
         )
-    return ServerSource(ss.get("pyro_url", ""), creds, timeout=20.0).client(session)
+    return ServerSource(fixed or ss.get("pyro_url", ""), creds, timeout=20.0, quote_bodies=False).client(session)
 
 
 def window(st: Any, now_ms: int | None = None) -> Any:
@@ -63,15 +82,37 @@ def window(st: Any, now_ms: int | None = None) -> Any:
     return parse_window(WINDOWS.get(choice, "now-1h"), "now", now)
 
 
+_GATES: list[Any] = []
+
+
+def _gate() -> Any:
+    """One gate for the app's process: every session's Pyroscope calls share its slots and time."""
+    if not _GATES:
+        from explainer.work_gate import WorkGate
+
+        _GATES.append(WorkGate.from_env("the app"))
+    return _GATES[0]
+
+
 def _server_call(st: Any, call: Callable[[Any, Any], Any], span: Any = None) -> tuple[Any, str]:
     """Run ``call(client, window)`` with a fresh HTTP session; (result, "") or (None, message)."""
     import requests
+    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+    http = requests.Session()
+    session = get_script_run_ctx()  # the call may read widgets: its thread joins this session's script run
+
+    def work(client: Any, when: Any) -> Any:
+        add_script_run_ctx(threading.current_thread(), session)
+        return call(client, when)
 
     try:
-        with requests.Session() as http:
-            return call(_client(st, http), span if span is not None else window(st)), ""
+        client, when = _client(st, http), span if span is not None else window(st)
+        return _gate().run(lambda: work(client, when)), ""
     except Exception as exc:  # every server failure becomes a message
         return None, _friendly(exc)
+    finally:
+        http.close()  # a call given up after its time fails soon after, releasing its slot
 
 
 def _discover(client: Any, span: Any) -> dict[str, Any]:
@@ -93,6 +134,12 @@ def _defaults_from_environment(ss: Any) -> None:
 
 def _connection(st: Any) -> None:
     _defaults_from_environment(st.session_state)
+    fixed = locked_url()
+    if fixed:  # the operator's server only: no URL to type, its credentials from the environment
+        st.session_state["pyro_url"] = fixed
+        st.text_input("Server URL", key="pyro_url", disabled=True, help="set by the deployment")
+        st.text_input("Tenant (X-Scope-OrgID, optional)", key="pyro_tenant")
+        return
     st.text_input("Server URL", key="pyro_url", placeholder="http://localhost:4040")
     auth = st.selectbox("Authentication", AUTH, key="pyro_auth")
     if auth == AUTH[1]:
@@ -167,7 +214,8 @@ def panel(st: Any, state: SessionData) -> tuple[Profile | None, str]:
 
     _connection(st)
     range_error = _time_range(st)
-    url, auth = st.session_state.get("pyro_url", "").strip(), st.session_state.get("pyro_auth", AUTH[0])
+    url = locked_url() or st.session_state.get("pyro_url", "").strip()
+    auth = st.session_state.get("pyro_auth", AUTH[0])
     try:
         where = (split_url(url)[0], st.session_state.get("pyro_tenant", "").strip(), auth) if url else None
     except Exception as exc:

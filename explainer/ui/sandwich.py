@@ -17,7 +17,8 @@ from explainer.analysis.sandwich import ENTRY, SELF, Neighbour, sandwich, sandwi
 from explainer.analysis.summary import Summary
 from explainer.analysis.tree import build_tree
 from explainer.model import Profile
-from explainer.symbols import clean, decode
+from explainer.reading import runtime_of
+from explainer.symbols import clean
 from explainer.ui import flamegraph, tables
 from explainer.ui.state import SessionData
 from explainer.ui.views import full_name
@@ -55,13 +56,16 @@ def answer_button(st: Any, state: SessionData) -> None:
         )
 
 
-def _rows(neighbours: tuple[Neighbour, ...], whole: int, unit: str) -> pd.DataFrame:
+def table_rows(profile: Profile, neighbours: tuple[Neighbour, ...], whole: int) -> pd.DataFrame:
+    """Callers or callees as a table; each meaning read with the profile's runtime, as the flame
+    graph's tooltips and the top table read it."""
+    runtime = runtime_of(profile)
     return pd.DataFrame(
         {
             "function": [full_name(n.name) for n in neighbours],
             "value": [int(n.value) for n in neighbours],
             "share of it": [100.0 * n.value / max(whole, 1) for n in neighbours],
-            "meaning": [_PLACES.get(n.name) or decode(n.name).meaning for n in neighbours],
+            "meaning": [_PLACES.get(n.name) or flamegraph.tooltip_meaning(n.name, runtime) for n in neighbours],
         }
     )
 
@@ -136,8 +140,12 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
     st.markdown(f"**Callers of** {markdown.code(view.function)}: who calls it, below it")
     _graph(st, state, below, "sandwich_callers_graph")
     st.caption("Its direct callees and callers as tables (a row moves the sandwich to that function):")
-    _table(st, state, _rows(view.callees, total_v, unit), [n.name for n in view.callees], "sandwich_callees", unit)
-    _table(st, state, _rows(view.callers, total_v, unit), [n.name for n in view.callers], "sandwich_callers", unit)
+    _table(
+        st, state, table_rows(profile, view.callees, total_v), [n.name for n in view.callees], "sandwich_callees", unit
+    )
+    _table(
+        st, state, table_rows(profile, view.callers, total_v), [n.name for n in view.callers], "sandwich_callers", unit
+    )
     st.caption(
         f"Shares are of the function's total, {units.format_value(total_v, unit)}; each edge is counted once per "
         f"stack (pprof's rule); the {LIMIT} heaviest callers and callees are listed."

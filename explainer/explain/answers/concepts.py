@@ -8,6 +8,7 @@ from explainer.explain.answers import shares
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.knowledge.classify import entries
+from explainer.queries import Skip, answer
 
 # From the domain guide: how Grafana's flame-graph panel is used to read these profiles.
 _PANEL = (
@@ -186,16 +187,28 @@ def meaning(w: Writer, concept: str) -> str | None:
 
 def skip_one(w: Writer, fid: int) -> str | None:
     ctx = w.ctx
-    name = ctx.profile.names[fid]
-    s, t = ctx.of(fid)
-    if ctx.reading.role(name) == "noise":
+    result = answer(ctx.reading, Skip(ctx.profile.names[fid]))
+    name, s, t = result.name or "", *ctx.of(fid)
+    if result.reason == "responsible":
+        text = w.t(
+            "**No, do not skip {name}**: it is the most responsible frame, {total} in total, the first bar that "
+            "not every stack passes through.",
+            name=w.name(name),
+            total=w.vp(t),
+        )
+    elif result.reason == "start":
+        text = w.t(
+            "**No, do not skip {name}**: it is where to start in this profile; ask *what should I optimise first?*",
+            name=w.name(name),
+        )
+    elif result.verdict == "skip":
         text = w.t(
             "**Yes, skip {name}**: {convention} It says nothing about why the {resource} is used.",
             name=w.name(name),
             convention=cap(w.convention(name)),
             resource=w.resource,
         )
-    elif s == 0:
+    elif result.verdict == "pass-through":
         text = w.t(
             "**You can skip {name} when hunting the source**: its self is {zero}, so it only passes calls on "
             "({total} flows through it). Follow it up to a bar with high self.",

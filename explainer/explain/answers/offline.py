@@ -9,12 +9,11 @@ analysis is done once per conversation, so an answer takes milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from explainer import units
-from explainer.explain.answers import assess, concepts, frames, gpu, group, own, reports, self_total, whole
-from explainer.explain.answers.language import N_
+from explainer.explain.answers import concepts, frames, gpu, group, own, self_total
+from explainer.explain.answers.intents import help_text, intent
 from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
@@ -22,27 +21,6 @@ from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
 from explainer.explain.question.signatures import WEAK
 from explainer.knowledge.visibility import NEAR_EMPTY_BYTES, Budget, audit
-
-_WHOLE: dict[str, Callable[[Writer], str | None]] = {
-    "most": whole.most,
-    "total": whole.total,
-    "overview": reports.overview,
-    "assess": assess.assess,
-    "optimise": whole.optimise,
-    "skip": whole.skip,
-    "responsible": whole.responsible,
-    "handoff": reports.handoff,
-    "compare": reports.compare,
-    "howto": concepts.howto,
-}
-_ABOUT_ONE: dict[str, Callable[[Writer, int], str | None]] = {
-    "chain": frames.chain,
-    "callers": frames.callers,
-    "callees": frames.callees,
-    "function": frames.function,
-    "skip": concepts.skip_one,
-    "responsible": frames.chain,  # "what is responsible for X": the chain that leads to it
-}
 
 
 def _language_named(text: str) -> str | None:
@@ -52,29 +30,6 @@ def _language_named(text: str) -> str | None:
 
 
 _ABOUT_A_GROUP = frozenset({"function", "total", "category", "most", "unknown", "overview"})
-_READING_AS = {
-    "most": N_("what uses the most"),
-    "responsible": N_("what is responsible"),
-    "self_vs_total": N_("self versus total"),
-    "chain": N_("the call chain"),
-    "callers": N_("who calls it"),
-    "callees": N_("what it calls"),
-    "meaning": N_("what it means"),
-    "function": N_("this function's numbers"),
-    "category": N_("the size of a category"),
-    "knob": N_("which setting changes it"),
-    "optimise": N_("what to optimise"),
-    "skip": N_("what can be ignored"),
-    "total": N_("the total"),
-    "overview": N_("an overview"),
-    "assess": N_("whether this profile looks normal"),
-    "compare": N_("a comparison with the baseline"),
-    "handoff": N_("an on-call handoff"),
-    "howto": N_("how to read the flame graph"),
-    "help": N_("what I can answer"),
-    "setting": N_("a vLLM or PyTorch setting"),
-    "visibility": N_("what the profile cannot see"),
-}
 _ANY_PROFILE = ("help", "meaning", "howto", "setting", "visibility")  # answered even when every value is zero
 _DIAGNOSED = ("most", "total", "overview", "optimise", "unknown", "responsible")  # a near-empty GPU profile: the audit
 
@@ -128,7 +83,7 @@ class OfflineExplainer:
                 w.t(
                     "_I read this as a question about {reading}; if you meant something else, ask for example "
                     "*what uses the most?*, *what is responsible?* or *does this look ok?*_",
-                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
+                    reading=w.t(intent(q.intent).reading_as),
                 ),
                 "",
             )
@@ -136,8 +91,8 @@ class OfflineExplainer:
             w.add(
                 w.t(
                     "_I read this as a question about {reading}; for {other}, ask that directly._",
-                    reading=w.t(_READING_AS.get(q.intent, q.intent)),
-                    other=w.t(_READING_AS.get(q.runner_up, q.runner_up)),
+                    reading=w.t(intent(q.intent).reading_as),
+                    other=w.t(intent(q.runner_up).reading_as),
                 ),
                 "",
             )
@@ -191,38 +146,39 @@ class OfflineExplainer:
         return fid if fid is not None and self.ctx.stats.total_values[fid] > 0 else None
 
     def _dispatch(self, w: Writer, q: Question) -> str | None:
-        subject, fid, intent = q.subject, self._fid(q), q.intent
-        if intent == "setting":
+        subject, fid, record = q.subject, self._fid(q), intent(q.intent)
+        kind = record.id
+        if kind == "setting":
             return gpu.setting(w, q.concepts)
-        if intent == "visibility":
+        if kind == "visibility":
             return gpu.visibility(w, self.budget)
-        if intent == "help" or not q.text:  # an empty question gets the suggestions
-            return reports.help_text(w, unknown=False)
-        if intent == "unknown" and subject is None:
-            return reports.help_text(w, unknown=True)
+        if kind == "help" or not q.text:  # an empty question gets the suggestions
+            return help_text(w, unknown=False)
+        if kind == "unknown" and subject is None:
+            return help_text(w, unknown=True)
         if subject is not None and subject.kind == "missing":
             return frames.symbol(w, None, subject.name)
         concept = subject.name if subject is not None and subject.kind == "concept" else None
-        if intent == "self_vs_total":
+        if kind == "self_vs_total":
             return self_total.self_vs_total(w, fid)
-        if intent == "knob" or (intent == "optimise" and (concept is not None or fid is not None)):
+        if kind == "knob" or (kind == "optimise" and (concept is not None or fid is not None)):
             return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
-        if concept is not None and intent in ("category", "meaning", "unknown", "function", "most", "total"):
-            return (concepts.meaning if intent == "meaning" else concepts.category)(w, concept)
-        if subject is not None and len(subject.members) > 1 and intent in _ABOUT_A_GROUP:
+        if concept is not None and kind in ("category", "meaning", "unknown", "function", "most", "total"):
+            return (concepts.meaning if kind == "meaning" else concepts.category)(w, concept)
+        if subject is not None and len(subject.members) > 1 and kind in _ABOUT_A_GROUP:
             return group.group(w, subject.members)
-        if intent == "category" and fid is None:
+        if kind == "category" and fid is None:
             return concepts.breakdown(w)
-        if intent == "meaning":
+        if kind == "meaning":
             return frames.symbol(w, fid, subject.name if subject is not None else None)
-        if fid is not None and intent in _ABOUT_ONE:
-            return _ABOUT_ONE[intent](w, fid)
-        if fid is not None and intent in ("most", "total", "overview", "unknown", "category"):
+        if fid is not None and record.about_one is not None:
+            return record.about_one(w, fid)
+        if fid is not None and kind in ("most", "total", "overview", "unknown", "category"):
             return frames.function(w, fid)
-        if intent in _ABOUT_ONE and intent not in ("skip", "responsible"):
-            return _ABOUT_ONE[intent](w, self.ctx.summary.top_self.rows[0].id)
-        if intent == "most" and "own_code" in q.concepts:
+        if record.about_one is not None and kind not in ("skip", "responsible"):
+            return record.about_one(w, self.ctx.summary.top_self.rows[0].id)
+        if kind == "most" and "own_code" in q.concepts:
             return own.most_own(w, _language_named(q.text))
-        if intent in _WHOLE:
-            return _WHOLE[intent](w)
-        return reports.help_text(w, unknown=True)
+        if record.whole is not None:
+            return record.whole(w)
+        return help_text(w, unknown=True)

@@ -1,98 +1,32 @@
 """Offline answers that summarise: an overview, the on-call handoff, a comparison with a
-baseline, and the list of questions the explainer answers."""
+baseline (the list of questions the explainer answers is :mod:`.intents`')."""
 
 from __future__ import annotations
 
+from explainer import units
 from explainer.analysis.diff import Diff
-from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer
-
-
-def examples(resource: str, verb: str) -> tuple[tuple[str, str, str], ...]:
-    """(question, what it answers, the intent it reads as): the help text, in English for the resource."""
-    thing = "allocation" if verb == "allocated" else "consumer"
-    return (
-        (f"What uses the most {resource}?", N_("the biggest consumers by self"), "most"),
-        ("What is responsible for it?", N_("the widest bars by total and where the work branches"), "responsible"),
-        (
-            "What does `<interpreter trampoline>` mean?",
-            N_("any frame label: methods, constructors, addresses"),
-            "meaning",
-        ),
-        ("Why is self 0 when the bar is so wide?", N_("self vs total, with this profile's numbers"), "self_vs_total"),
-        (f"Show me the call chain to the biggest {thing}", N_("the chain read bottom to top"), "chain"),
-        ("What should I optimise first?", N_("candidates with high self, and what changes them"), "optimise"),
-        ("What can I ignore?", N_("orchestrators, interpreter frames, small functions"), "skip"),
-        ("What is the total?", N_("the total and what the values mean"), "total"),
-        ("How much is the KV cache?", N_("a category's size and share (GPU memory)"), "category"),
-        ("Which flag controls the KV cache size?", N_("the settings that change a category or a frame"), "knob"),
-        ("How do I read this flame graph?", N_("the graph and Grafana's panel"), "howto"),
-        ("What changed compared with the baseline?", N_("needs a baseline profile"), "compare"),
-        ("Write me a summary for the on-call handoff", N_("a short handoff summary"), "handoff"),
-    )
-
-
-def examples_nl(resource: str, verb: str) -> tuple[str, ...]:
-    """The same questions as a Dutch user would ask them (the reader reads both languages)."""
-    thing = "allocatie" if verb == "allocated" else "verbruiker"
-    noun = {"GPU memory": "GPU-geheugen", "CPU time": "CPU-tijd", "memory": "geheugen"}.get(resource, resource)
-    return (
-        f"Wat gebruikt het meeste {noun}?",
-        "Wat is daarvoor verantwoordelijk?",
-        "Wat betekent `<interpreter trampoline>`?",
-        "Waarom is self 0 terwijl de balk zo breed is?",
-        f"Laat de aanroepketen naar de grootste {thing} zien",
-        "Wat moet ik eerst optimaliseren?",
-        "Wat kan ik negeren?",
-        "Wat is het totaal?",
-        "Hoeveel is de KV-cache?",
-        "Welke vlag bepaalt de grootte van de KV-cache?",
-        "Hoe lees ik deze flame graph?",
-        "Wat is er veranderd ten opzichte van de baseline?",
-        "Schrijf een samenvatting voor de dienstoverdracht",
-    )
-
-
-def help_text(w: Writer, unknown: bool) -> str | None:
-    ctx = w.ctx
-    if unknown:
-        w.add(
-            w.t(
-                "I did not recognise that question. This offline explainer answers these questions about the "
-                "loaded profile, with its numbers:"
-            ),
-            "",
-        )
-    else:
-        w.add(w.t("I can answer these questions about the loaded profile, with its numbers:"), "")
-    english = examples(ctx.resource, ctx.verb)
-    asked = examples_nl(ctx.resource, ctx.verb) if w.lang == "nl" else tuple(q for q, _, _ in english)
-    for question, (_, what, intent) in zip(asked, english, strict=True):
-        if intent == "category" and not ctx.reading.categories:
-            continue
-        w.add(f"- *{question}*: {w.t(what)}")
-    rows = ctx.summary.top_self.rows
-    if rows:
-        w.add("", w.t("Name a function in backticks, e.g. *What is {name}?*", name=w.name(rows[0].name)))
-    return None
+from explainer.queries import Handoff, Overview, answer
 
 
 def overview(w: Writer) -> str | None:
     ctx = w.ctx
-    s = ctx.summary
+    result = answer(ctx.reading, Overview())
     w.add(
         w.t(
             "This profile measures {resource}: {meaning}. The total is {total} across {stacks} stacks and "
             "{functions} functions.",
             resource=w.resource,
-            meaning=w.text(w.t(ctx.meaning)),
-            total=w.v(ctx.total),
-            stacks=w.n(ctx.profile.stack_count),
-            functions=w.n(s.stats.function_count),
+            meaning=w.text(w.t(result.meaning)),
+            total=w.v(result.total),
+            stacks=w.n(result.stacks),
+            functions=w.n(result.functions),
         ),
         "",
     )
-    top = s.top_self.rows[0]
+    top = result.biggest
+    if top is None:
+        return None
     w.add(
         w.t(
             "- **Most used:** {name}, {self} of self. {meaning}",
@@ -101,7 +35,7 @@ def overview(w: Writer) -> str | None:
             meaning=w.meaning(top.name),
         )
     )
-    row = ctx.responsible
+    row = result.responsible
     if row is not None:
         w.add(
             w.t(
@@ -110,14 +44,14 @@ def overview(w: Writer) -> str | None:
                 total=w.vp(row.total),
             )
         )
-    path = _chain_path(w, 5)
+    path = _path(w, result.path, 5)
     if path:
         w.add(w.t("- **How it is reached** (last steps of the heaviest chain, entry side first): {path}.", path=path))
-    if s.orchestrators:
+    if result.ignorable.frames:
         w.add(
             w.t(
                 "- **Skip:** {name} and other wide bars with zero self; they only pass calls on.",
-                name=w.name(s.orchestrators[0].name),
+                name=w.name(result.ignorable.frames[0].name),
             )
         )
     _notes(w)
@@ -129,13 +63,9 @@ def overview(w: Writer) -> str | None:
     return top.name
 
 
-def _chain_path(w: Writer, last: int) -> str:
-    """``a → b → c``: the last named steps of the heaviest chain, noise frames left out ("" without one)."""
-    chain = w.ctx.summary.chain
-    if chain is None:
-        return ""
-    steps = [st for st in chain.steps if not w.ctx.is_noise(st.name)]
-    return " → ".join(w.name(st.name) for st in steps[-last:])
+def _path(w: Writer, path: tuple[str, ...], last: int) -> str:
+    """``a → b → c``: the last named steps of the heaviest chain (noise already left out)."""
+    return " → ".join(w.name(name) for name in path[-last:])
 
 
 def _notes(w: Writer) -> None:
@@ -167,23 +97,24 @@ def _notes(w: Writer) -> None:
 
 
 def handoff(w: Writer) -> str | None:
+    """The chat's short view of the handoff: the same facts the report renders in full."""
     ctx = w.ctx
-    s = ctx.summary
+    result = answer(ctx.reading, Handoff(top=3))
     w.add(
         w.t("### On-call handoff"),
         "",
         w.t(
             "**Headline:** {total} of {resource} in this profile ({meaning}).",
-            total=w.v(ctx.total),
+            total=w.v(result.total),
             resource=w.resource,
-            meaning=w.text(w.t(ctx.meaning)),
+            meaning=w.text(w.t(result.meaning)),
         ),
         "",
     )
     w.add(w.t("**Top consumers (self):**"), "")
-    for r in s.top_self.rows[:3]:
+    for r in result.consumers:
         w.add(f"- {w.name(r.name)}: {w.vp(r.self)}. {w.meaning(r.name)}")
-    row = ctx.responsible
+    row = result.responsible
     if row is not None:
         w.add(
             "",
@@ -193,34 +124,35 @@ def handoff(w: Writer) -> str | None:
                 total=w.vp(row.total),
             ),
         )
-    path = _chain_path(w, 8)
+    path = _path(w, result.path, 8)
     if path:
         w.add("", w.t("**Chain to the top consumer** (entry first): {path}", path=path))
     diff = ctx.diff
     if isinstance(diff, Diff):
         w.add("", w.t("**Against the baseline:**"), "")
         _diff_lines(w, diff, 3)
-    if s.orchestrators:
+    if result.ignorable.frames:
         w.add(
             "",
             w.t(
                 "**Can be ignored:** wide bars with zero self such as {name}; `<interpreter trampoline>` frames.",
-                name=w.name(s.orchestrators[0].name),
+                name=w.name(result.ignorable.frames[0].name),
             ),
         )
-    for caveat in ctx.caveats[:1]:
+    for caveat in result.caveats[:1]:
         w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
-    top = s.top_self.rows[0]
-    w.add(
-        "",
-        w.t(
-            "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
-            name=w.name(top.name),
-            share=w.p(top.self),
-        ),
-    )
+    start = result.start
+    if start is not None:
+        w.add(
+            "",
+            w.t(
+                "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
+                name=w.name(start.name),
+                share=w.p(start.value),
+            ),
+        )
     _coverage(w)
-    return top.name
+    return start.name if start is not None else None
 
 
 def _coverage(w: Writer) -> None:
@@ -257,7 +189,7 @@ def compare(w: Writer) -> str | None:
     delta = diff.total_after - diff.total_before
     values = {"before": w.v(diff.total_before), "after": w.v(diff.total_after)}
     if delta:
-        values |= {"delta": ("+" if delta > 0 else "-") + w.v(abs(delta)), "share": w.p(abs(delta), diff.total_before)}
+        values |= {"delta": units.sign_of(delta) + w.v(abs(delta)), "share": w.p(abs(delta), diff.total_before)}
     if delta > 0:
         text = w.t(
             "**The total grew: {before} in the baseline, {after} now ({delta}, {share} of the baseline).**", **values
@@ -289,7 +221,7 @@ def _diff_lines(w: Writer, diff: Diff, n: int) -> None:
         )
         return
     for r in rows:
-        sign = "+" if r.delta() > 0 else "-"
+        sign = units.sign_of(r.delta())
         status = {"new": " " + w.t("(new)"), "vanished": " " + w.t("(gone)")}.get(r.presence, "")
         w.add(
             f"- {w.name(r.name)}{status}: {w.t('self')} {w.v(r.self_before)} → {w.v(r.self_after)} "

@@ -7,7 +7,7 @@ import numpy as np
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers.writer import Writer, cap
-from explainer.symbols import decode
+from explainer.queries import Most, Responsible, Skip, StartHere, answer
 
 SMALL_SHARE = 0.01  # below 1% of the total a function is rarely worth optimising
 
@@ -58,9 +58,10 @@ def _sites(w: Writer) -> None:
 
 
 def most(w: Writer) -> str | None:
-    ctx = w.ctx
-    rows = ctx.summary.top_self.rows
-    top = rows[0]
+    result = answer(w.ctx.reading, Most())
+    top = result.biggest
+    if top is None:
+        return None
     w.add(
         w.t(
             "**{name} uses the most {resource}: {self} of self, {share} of the {total} total.**",
@@ -68,7 +69,7 @@ def most(w: Writer) -> str | None:
             resource=w.resource,
             self=w.v(top.self),
             share=w.p(top.self),
-            total=w.v(ctx.total),
+            total=w.v(result.total),
         ),
         "",
         w.t(
@@ -80,27 +81,31 @@ def most(w: Writer) -> str | None:
         "",
         w.t("What it is: {meaning}", meaning=w.meaning(top.name)),
     )
-    _runtime_note(w, top.id)
+    fid = w.ctx.profile.function_id(top.name)
+    if fid is not None:
+        _runtime_note(w, fid)
+    rows = result.rows
     if len(rows) > 1:
         w.add("", w.t("Next by self:"), "")
-        _top_rows(w, 1, 5)
-        shown = rows[:6]
+        w.table(
+            ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
+            [[str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)] for i, r in enumerate(rows[1:], 2)],
+        )
         w.add(
             "",
             w.t(
                 "These {shown} of {functions} functions cover {share} of the total by self.",
-                shown=str(len(shown)),
-                functions=w.n(ctx.summary.top_self.of_functions),
-                share=w.p(sum(r.self for r in shown)),
+                shown=str(len(rows)),
+                functions=w.n(result.of_functions),
+                share=w.p(sum(r.self for r in rows)),
             ),
         )
     return top.name
 
 
 def responsible(w: Writer) -> str | None:
-    ctx = w.ctx
-    row = ctx.responsible
-    entry = [r for r in ctx.summary.top_total.rows if r.total == ctx.total][:4]
+    result = answer(w.ctx.reading, Responsible())
+    row = result.responsible
     if row is None:
         return most(w)
     w.add(
@@ -119,76 +124,86 @@ def responsible(w: Writer) -> str | None:
             "these are the widest bars at the bottom."
         ),
     )
-    if entry:
+    if result.entries:
         w.add(
             "",
             w.t(
                 "{entries} carry {share} because every stack passes through them: they are entry points, not "
                 "causes. {name} is the first bar that not every stack passes through, where the work branches.",
-                entries=", ".join(w.name(r.name) for r in entry),
-                share=w.p(ctx.total),
+                entries=", ".join(w.name(r.name) for r in result.entries),
+                share=w.p(result.total),
                 name=w.name(row.name),
             ),
         )
-    _path_to_top(w, row.name)
-    if ctx.sites:
+    if len(result.path) > 1:
+        path = [w.name(st.name) for st in result.path[:-1]]
+        if len(path) > 6:
+            path = [*path[:3], "…", *path[-2:]]
+        end = result.path[-1]
+        w.add(
+            "",
+            w.t(
+                "It leads to the biggest consumer through {path} ({self} self).",
+                path=" → ".join([*path, w.name(end.name)]),
+                self=w.v(end.self),
+            ),
+        )
+    if w.ctx.sites:
         _sites(w)
     w.add("", w.t("Widest bars by total:"), "")
     w.table(
         [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
-        [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in ctx.summary.top_total.rows[:6]],
+        [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
     )
     return row.name
 
 
-def _path_to_top(w: Writer, start_name: str) -> None:
-    """``It leads to the biggest consumer through a → b → c``: the heaviest chain from ``start_name`` up."""
-    chain = w.ctx.summary.chain
-    on_chain = [s.name for s in chain.steps] if chain is not None else []
-    if chain is None or start_name not in on_chain[:-1]:
-        return
-    start = on_chain.index(start_name)
-    path = [w.name(s.name) for s in chain.steps[start:-1] if not w.ctx.is_noise(s.name)]
-    if len(path) > 6:
-        path = [*path[:3], "…", *path[-2:]]
-    end = chain.steps[-1]
-    w.add(
-        "",
-        w.t(
-            "It leads to the biggest consumer through {path} ({self} self).",
-            path=" → ".join([*path, w.name(end.name)]),
-            self=w.v(end.self),
-        ),
-    )
-
-
 def optimise(w: Writer) -> str | None:
-    ctx = w.ctx
-    top = ctx.summary.top_self.rows[0]
-    w.add(
-        w.t(
+    result = answer(w.ctx.reading, StartHere())
+    start, biggest = result.start, result.biggest
+    if start is None or biggest is None:
+        return None
+    if start.why == "biggest":
+        head = w.t(
             "**Start with {name}: {self} of self, {share} of the total.** Wide bars with high self are the "
             "candidates, because that is where the {resource} {is_verb}.",
-            name=w.name(top.name),
-            self=w.v(top.self),
-            share=w.p(top.self),
+            name=w.name(start.name),
+            self=w.v(biggest.self),
+            share=w.p(biggest.self),
             resource=w.resource,
             verb=w.verb,
-        ),
-        "",
-        w.t("What it is: {meaning}", meaning=w.meaning(top.name, full=True)),
-    )
-    knobs = w.knobs(top.name)
+        )
+    else:
+        head = w.t(
+            "**Start with {name}: it is the application code behind {value} ({share} of the total) of what "
+            "{biggest} uses.**",
+            name=w.name(start.name),
+            value=w.v(start.value),
+            share=w.p(start.value),
+            biggest=w.name(biggest.name),
+        )
+    w.add(head, "", w.t("What it is: {meaning}", meaning=w.meaning(start.name, full=True)))
+    knobs = w.knobs(start.name)
     if knobs:
         w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
-    _runtime_note(w, top.id)
-    rest = [r for r in ctx.summary.top_self.rows[1:6] if r.self >= SMALL_SHARE * ctx.total]
-    if rest:
+    if start.why != "biggest":
+        w.add(
+            "",
+            w.t(
+                "{name} uses the most by self ({self}), but it is runtime code: it carries the requests without "
+                "deciding what they are for.",
+                name=w.name(biggest.name),
+                self=w.vp(biggest.self),
+            ),
+        )
+        if w.ctx.sites:
+            _sites(w)
+    if result.next:
         w.add("", w.t("Then, in order:"), "")
-        for r in rest:
+        for r in result.next:
             w.add(f"- {w.name(r.name)}: {w.vp(r.self)} {w.t('self')}. {w.meaning(r.name)}")
     _small(w)
-    thing = w.t("allocation") if ctx.verb == "allocated" else w.t("consumer")
+    thing = w.t("allocation") if w.ctx.verb == "allocated" else w.t("consumer")
     w.add(
         "",
         w.t(
@@ -197,7 +212,7 @@ def optimise(w: Writer) -> str | None:
             thing=thing,
         ),
     )
-    return top.name
+    return start.name
 
 
 def _small(w: Writer) -> None:
@@ -219,8 +234,8 @@ def _small(w: Writer) -> None:
 
 
 def skip(w: Writer) -> str | None:
-    ctx = w.ctx
-    rows = [r for r in ctx.summary.orchestrators if r.name != TRAMPOLINE][:6]
+    result = answer(w.ctx.reading, Skip())
+    ignorable = result.ignorable
     w.add(
         w.t(
             "**You can skip the wide bars with zero self: they only pass calls on and {verb} nothing "
@@ -229,7 +244,7 @@ def skip(w: Writer) -> str | None:
         ),
         "",
     )
-    for r in rows:
+    for r in ignorable.frames:
         w.add(
             w.t(
                 "- {name}: {total} total, self {zero}. {convention}",
@@ -239,28 +254,27 @@ def skip(w: Writer) -> str | None:
                 convention=cap(w.convention(r.name)),
             )
         )
-    fid = ctx.profile.function_id(TRAMPOLINE)
-    if fid is not None and ctx.stats.total_values[fid] > 0:
+    if ignorable.trampoline:
         w.add(
             w.t(
                 "- {name} frames: CPython's dispatch between Python calls; {share} of the total passes through one. "
                 "Ignore them when reading a chain (`--hide-trampolines` removes them).",
                 name=w.name(TRAMPOLINE),
-                share=w.p(int(ctx.stats.total_values[fid])),
+                share=w.p(ignorable.trampoline),
             )
         )
-    if ctx.summary.unresolved_share > 0:
-        example = next((r.name for r in ctx.summary.top_total.rows if decode(r.name).kind == "address"), None)
+    if ignorable.unresolved_share > 0:
+        example = ignorable.address
         w.add(
             w.t(
                 "- Raw addresses{such}: native code without symbols; {share} of the total ends in one. Read past "
                 "them to the nearest named frame.",
                 such=w.t(" such as {name}", name=w.name(example)) if example else "",
-                share=w.p(ctx.summary.unresolved_share, 1),
+                share=w.p(ignorable.unresolved_share, 1),
             )
         )
     _small(w)
-    return rows[0].name if rows else None
+    return ignorable.frames[0].name if ignorable.frames else None
 
 
 def total(w: Writer) -> str | None:

@@ -16,19 +16,12 @@ from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.safety import clean_text
-from explainer.symbols import decode, guess_runtime
+from explainer.symbols import decode
 
 
 def cap(text: str) -> str:
     """The sentence with its first letter in upper case (symbol meanings start in lower case)."""
     return text[:1].upper() + text[1:] if text else text
-
-
-def first_sentence(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    end = text.find(". ")
-    out = text if end < 0 else text[: end + 1]
-    return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
 class Writer:
@@ -40,7 +33,7 @@ class Writer:
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
         self.sized = False  # a value of the profile's unit was written: the answer needs its scope line
-        self.runtime = guess_runtime(ctx.profile.names)  # settles labels several languages write alike
+        self.runtime = ctx.reading.runtime  # settles labels several languages write alike
 
     # our own words, in the answer's language
     def t(self, message: str, /, **values: str) -> str:
@@ -102,7 +95,7 @@ class Writer:
         known = knowledge.lookup(name)
         if known and known.explanation:
             explanation = self.t(known.explanation)
-            text = explanation if full else first_sentence(explanation)
+            text = explanation if full else markdown.first_sentence(explanation)
             self.g.text(text)
             useful = known.label and not known.label.lower().startswith("other")
             return f"{self.t(known.label)}: {text}" if useful else cap(text)
@@ -151,9 +144,10 @@ class Writer:
 
     # small facts many answers need
     def orchestrator_example(self) -> int | None:
-        """The widest zero-self bar that is application code (the clearest "wide but self 0" example)."""
-        rows = self.ctx.summary.orchestrators
+        """The widest zero-self bar that is application code (the clearest "wide but self 0" example),
+        from the reading's one ignorable list: never the responsible frame, which is no orchestrator to skip."""
+        rows = self.ctx.reading.ignorable.frames
         for r in rows:
-            if decode(r.name).kind in ("method", "constructor", "function") and r.name != TRAMPOLINE:
+            if decode(r.name, self.runtime).kind in ("method", "constructor", "function") and r.name != TRAMPOLINE:
                 return r.id
         return rows[0].id if rows else None

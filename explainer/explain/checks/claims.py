@@ -20,6 +20,7 @@ from explainer.explain.checks.quantities import CODE_SPAN, Quantity, mask, quant
 __all__ = ["Quantity", "mask", "quantities"]  # also read from here by the verifier and the evaluation
 
 _DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
+_CALLED = re.compile(r"(?<![\w/.`:])([A-Za-z_]\w*)\(\)(?![\w`])")
 _FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
 _TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
 _WEAK_TOTAL = re.compile(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
@@ -100,6 +101,11 @@ def name_spans(line: str) -> list[tuple[str, int, int]]:
             and not _FILE_EXT.search(word)
             and ("_" in word or re.search(r"[a-z][A-Z]|^[A-Z]", word))
         ):
+            found.append((word, m.start(), m.end()))
+    for m in _CALLED.finditer(plain):  # a bare name written as a call: fake_kernel_launch(), runStep()
+        word = m.group(1)
+        shaped = len(word) >= 4 and ("_" in word.strip("_") or re.search(r"[a-z][A-Z]", word))
+        if shaped and not any(start <= m.start() < end for _, start, end in found):
             found.append((word, m.start(), m.end()))
     return sorted(found, key=lambda f: f[1])
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from explainer import units
+from explainer.explain.checks.advice import ADVICE_FLAG, AdviceFinder
 from explainer.explain.checks.claims import (
     PART,
     Mention,
@@ -100,6 +101,9 @@ class LineVerifier:
     names: NameIndex
     transform: Callable[[str], str] | None = None  # applied to each line first (e.g. sanitising)
     question: str = ""  # what was asked: "It uses 8.7 GB" at the start of the answer is about its subject
+    # the hosts a model's answer may point at; None (our own offline answers): no advice check
+    advice_hosts: tuple[str, ...] | None = None
+    advice: list[str] = field(default_factory=list)  # commands, outside links, installs: unverified advice
     checked: int = 0
     unverified: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(
@@ -112,6 +116,7 @@ class LineVerifier:
     _pool: Pool = field(default_factory=Pool)
     _finder: SubjectFinder | None = None
     _claim: dict[str, Operands] = field(default_factory=dict)  # numbers accepted in the current claim
+    _advisor: AdviceFinder | None = None
 
     def feed(self, text: str) -> str:
         self._pending += text
@@ -156,7 +161,19 @@ class LineVerifier:
                 inserts.append((end, NAME_FLAG))
         for at, mark in sorted(inserts, reverse=True):
             line = line[:at] + mark + line[at:]
-        return line
+        return self._advice(line)
+
+    def _advice(self, line: str) -> str:
+        if self.advice_hosts is None:
+            return line
+        if self._advisor is None:
+            self._advisor = AdviceFinder(self.advice_hosts)
+        why = self._advisor.line(line)
+        if not why:
+            return line
+        self.advice += why
+        self.unverified += [f"{w} (unverified advice)" for w in why]
+        return line.rstrip() + ADVICE_FLAG
 
     # one number
     def _judge(self, line: str, q: Quantity, mentions: list[Mention], clause: str) -> str:

@@ -106,8 +106,34 @@ class DeadlineTransport(httpx.BaseTransport):
 
 
 def http_client(seconds: float) -> httpx.Client:
-    """The model client's HTTP client: our transport, and ``seconds`` as the outer timeout."""
-    return httpx.Client(transport=DeadlineTransport(), timeout=httpx.Timeout(seconds))
+    """The model client's HTTP client: our transport, and ``seconds`` as the outer timeout.
+
+    httpx reads ``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``/``NO_PROXY`` only when it builds its own
+    transport; ours replaces that one, so the proxies are mounted here, each behind the deadline too
+    (a company proxy is often the only way out)."""
+    return httpx.Client(transport=DeadlineTransport(), mounts=proxy_mounts(), timeout=httpx.Timeout(seconds))
+
+
+def proxy_mounts(proxies: dict[str, str] | None = None) -> dict[str, httpx.BaseTransport | None]:
+    """httpx mounts for the environment's proxies (``urllib.request.getproxies``); a ``NO_PROXY``
+    host maps to None, which is the direct transport."""
+    import urllib.request
+
+    found = urllib.request.getproxies() if proxies is None else proxies
+    mounts: dict[str, httpx.BaseTransport | None] = {}
+    for scheme in ("http", "https", "all"):
+        url = found.get(scheme, "").strip()
+        if url:
+            url = url if "://" in url else f"http://{url}"
+            mounts[f"{scheme}://"] = DeadlineTransport(httpx.HTTPTransport(proxy=url))
+    if not mounts:
+        return mounts
+    for host in (h.strip() for h in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        if host:
+            mounts[host if "://" in host else f"all://*{host}" if not host[0].isdigit() else f"all://{host}"] = None
+    return mounts
 
 
 _END = object()

@@ -16,6 +16,7 @@ from typing import Any
 
 import tiktoken
 
+from explainer import units
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
 from explainer.explain.checks.grounding import TOTAL, About
@@ -129,6 +130,7 @@ def _collect(ctx: ProfileContext, limits: Limits, redact_labels: bool) -> list[t
     if s.chain is not None:
         _chain(c, s.chain, "heaviest call chain to the biggest self consumer, entry point first: [function, its total]")
     _responsible(c)
+    _start(c)
     _sites(c)
     _top_total(c)
     _orchestrators(c)
@@ -199,6 +201,18 @@ def _responsible(c: _Collector) -> None:
     item.update(total=c.vs(g, row.total, row.name, "total"), self=c.vs(g, row.self, row.name, "self"))
 
 
+def _start(c: _Collector) -> None:
+    start = c.ctx.reading.start
+    if start is None:
+        return
+    why = {
+        "biggest": "the biggest self consumer itself",
+        "site": "the allocation site that asked most of the biggest (allocator) consumer",
+    }.get(start.why, "the nearest application frame below the biggest (runtime) consumer")
+    item, g = c.fact(f"where to start: {why}", function=c.name(start.name))
+    item["value"] = c.vs(g, start.value, start.name)
+
+
 def _sites(c: _Collector) -> None:
     rows = c.ctx.sites[: c.limits.orchestrators]
     if rows:
@@ -217,7 +231,7 @@ def _top_total(c: _Collector) -> None:
 
 
 def _orchestrators(c: _Collector) -> None:
-    rows = c.ctx.summary.orchestrators[: c.limits.orchestrators]
+    rows = c.ctx.reading.ignorable.frames[: c.limits.orchestrators]  # never the responsible or start frame
     if not rows:
         return
     item, g = c.fact("wide bars with zero self: they only pass calls on, skip them when hunting the source")
@@ -255,7 +269,7 @@ def _categories(c: _Collector) -> None:
 def _changes(c: _Collector, diff: Diff) -> None:
     item, g = c.fact("compared with the baseline")
     delta = diff.total_after - diff.total_before
-    sign = "+" if delta >= 0 else "-"
+    sign = units.sign_of(delta)
     item.update(
         baseline_total=g.value(diff.total_before, about=TOTAL),
         this_total=g.value(diff.total_after, about=TOTAL),

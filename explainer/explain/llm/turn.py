@@ -76,6 +76,7 @@ class ModelTurn:
             self.host.ctx.names,
             transform=lambda line: sanitize_markdown(line, hosts=hosts)[0],
             question=question,
+            advice_hosts=hosts,  # commands, outside links and installs are marked as unverified advice
         )
         outcome = Outcome()
         shown: list[str] = []

@@ -194,7 +194,8 @@ def _explicit(question: str, names: Names) -> Subject | None:
         # long unknown one ("handle") may also be a function's own name inside a longer label
         camel = bool(_CAMEL.search(token)) and not product
         plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
-        if symbolic or token[:1].isupper() or plain_name:
+        # one capital letter alone is a word ("What can I ignore?"), even where a profile has a function `i`
+        if symbolic or (token[:1].isupper() and len(token) > 1) or plain_name:
             found = _resolve_written(
                 token,
                 names,

@@ -1,0 +1,372 @@
+"""What can be asked of a profile, and what an answer holds: one frozen record per question.
+
+A query names what is asked (a function by its exact label, resolved beforehand by the name
+resolver); a result holds facts with their raw numbers in the profile's unit, the names they are
+about and the caveats that go with them. Nothing here is worded or formatted: surfaces render.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from explainer.analysis.diff import Diff
+from explainer.knowledge import CategoryShare, Site
+from explainer.model import Profile
+from explainer.reading import Ignorable, Role, Start
+
+# -- the questions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Most:
+    """What uses the most (by self)."""
+
+    limit: int = 6
+
+
+@dataclass(frozen=True)
+class Responsible:
+    """What is responsible (by total): where the work branches below the shared entry frames."""
+
+    limit: int = 6
+
+
+@dataclass(frozen=True)
+class StartHere:
+    """What to optimise first: where to start, then the next candidates by self."""
+
+    limit: int = 6
+
+
+@dataclass(frozen=True)
+class SelfVsTotal:
+    """A function's self and total (the biggest consumer's when ``name`` is None)."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class ChainTo:
+    """The heaviest call chain to a function (to the biggest consumer when ``name`` is None)."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A function's callers and callees (the sandwich)."""
+
+    name: str
+    limit: int = 8
+
+
+@dataclass(frozen=True)
+class CategoryQuery:
+    """A knowledge-base category's share of the total (``kv-cache``, ``gc``...)."""
+
+    category: str
+
+
+@dataclass(frozen=True)
+class UnresolvedShare:
+    """How much of the total ends in raw addresses."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """Which settings change a frame (where to start when ``name`` is None)."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What a frame label is, read with the profile's runtime."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """What can be ignored (``name``: can this one be ignored?)."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Overview:
+    """The profile at a glance: what it measures, most used, responsible, where to start, what to skip."""
+
+
+@dataclass(frozen=True, eq=False)
+class Compare:
+    """What changed against a baseline profile (None: there is none to compare with)."""
+
+    baseline: Profile | None
+
+
+@dataclass(frozen=True, eq=False)
+class Handoff:
+    """The on-call handoff: the facts both the chat's short view and the report render."""
+
+    top: int = 5
+    baseline: Profile | None = None
+
+
+Query = (
+    Most
+    | Responsible
+    | StartHere
+    | SelfVsTotal
+    | ChainTo
+    | Neighbours
+    | CategoryQuery
+    | UnresolvedShare
+    | Knob
+    | Meaning
+    | Skip
+    | Overview
+    | Compare
+    | Handoff
+)
+
+Verdict = Literal["skip", "pass-through", "keep"]  # noise / zero self, only passes calls on / a cause
+
+# -- the facts -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fn:
+    """A function with its numbers (pprof rules: self is where it is the leaf, total once per stack)."""
+
+    name: str
+    self: int
+    total: int
+    role: Role
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a chain, entry first: ``width`` is the value flowing through it on this chain."""
+
+    name: str
+    width: int
+    self: int
+    total: int
+    role: Role
+
+
+@dataclass(frozen=True)
+class FrameMeaning:
+    name: str
+    kind: str  # the decoder's kind: method, function, address, trampoline...
+    language: str
+    meaning: str  # the symbol's own sentence, with the profile's runtime
+    category: str | None  # the knowledge base's label when it says more than "other"
+    explanation: str | None  # the knowledge base's explanation, when it knows the frame
+    knobs: tuple[tuple[str, str], ...]  # (knob, effect)
+
+
+@dataclass(frozen=True)
+class Base:
+    """What every result carries: the unit and the grand total its numbers are in, and its caveats."""
+
+    unit: str
+    total: int
+    caveats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MostResult(Base):
+    biggest: Fn | None
+    rows: tuple[Fn, ...]  # by self, the biggest first
+    of_functions: int
+    start: Start | None  # the code that asked, when the biggest consumer is runtime code
+    sites: tuple[Site, ...]
+
+    @property
+    def subject(self) -> str | None:
+        return self.biggest.name if self.biggest else None
+
+
+@dataclass(frozen=True)
+class ResponsibleResult(Base):
+    responsible: Fn | None  # None: no application frame branches (answer with the biggest consumer)
+    entries: tuple[Fn, ...]  # every stack passes through them: entry points, not causes
+    rows: tuple[Fn, ...]  # the widest bars by total, as pprof lists them
+    path: tuple[Step, ...]  # from the responsible frame up to the biggest consumer, noise left out
+
+    @property
+    def subject(self) -> str | None:
+        return self.responsible.name if self.responsible else None
+
+
+@dataclass(frozen=True)
+class StartResult(Base):
+    start: Start | None
+    biggest: Fn | None
+    meaning: FrameMeaning | None  # of the start frame
+    next: tuple[Fn, ...]  # further candidates by self, each at least 1% of the total
+    small: tuple[int, int]  # (how many functions, their self together) under 1% each
+
+    @property
+    def subject(self) -> str | None:
+        return self.start.name if self.start else None
+
+
+@dataclass(frozen=True)
+class SelfTotalResult(Base):
+    function: Fn
+
+    @property
+    def subject(self) -> str:
+        return self.function.name
+
+
+@dataclass(frozen=True)
+class ChainResult(Base):
+    target: str
+    value: int
+    target_total: int
+    steps: tuple[Step, ...]
+    asked_by: Step | None  # the nearest application frame below a runtime target
+
+    @property
+    def subject(self) -> str:
+        return self.target
+
+
+@dataclass(frozen=True)
+class NeighboursResult(Base):
+    function: Fn
+    callers: tuple[tuple[str, int], ...]
+    callees: tuple[tuple[str, int], ...]
+
+    @property
+    def subject(self) -> str:
+        return self.function.name
+
+
+@dataclass(frozen=True)
+class CategoryResult(Base):
+    category: str
+    label: str
+    value: int | None  # None: the profile's unit has no such breakdown (only memory is attributed)
+    example: str | None  # a frame of that category
+
+    @property
+    def subject(self) -> str | None:
+        return self.example
+
+
+@dataclass(frozen=True)
+class UnresolvedResult(Base):
+    share: float
+    example: str | None
+
+    @property
+    def subject(self) -> str | None:
+        return self.example
+
+
+@dataclass(frozen=True)
+class KnobResult(Base):
+    name: str | None
+    knobs: tuple[tuple[str, str], ...]
+
+    @property
+    def subject(self) -> str | None:
+        return self.name
+
+
+@dataclass(frozen=True)
+class MeaningResult(Base):
+    frame: FrameMeaning
+    function: Fn | None  # None: the label is not in this profile
+
+    @property
+    def subject(self) -> str | None:
+        return self.frame.name if self.function is not None else None
+
+
+@dataclass(frozen=True)
+class SkipResult(Base):
+    ignorable: Ignorable
+    name: str | None = None
+    verdict: Verdict | None = None  # for ``Skip(name)``
+    reason: str = ""  # why not: "responsible", "start", "consumer" (has self)
+
+    @property
+    def subject(self) -> str | None:
+        return self.name or (self.ignorable.frames[0].name if self.ignorable.frames else None)
+
+
+@dataclass(frozen=True)
+class OverviewResult(Base):
+    resource: str
+    meaning: str  # what one value is
+    stacks: int
+    functions: int
+    biggest: Fn | None
+    responsible: Fn | None
+    start: Start | None
+    ignorable: Ignorable
+    path: tuple[str, ...]  # the heaviest chain's named steps, entry first, noise left out
+    categories: tuple[CategoryShare, ...]
+
+    @property
+    def subject(self) -> str | None:
+        return self.biggest.name if self.biggest else None
+
+
+@dataclass(frozen=True, eq=False)
+class CompareResult(Base):
+    diff: Diff | None
+    reason: str | None  # why the two cannot be compared (or None)
+
+    @property
+    def subject(self) -> str | None:
+        biggest = self.diff.biggest if self.diff is not None else None
+        return biggest.name if biggest is not None else None
+
+
+@dataclass(frozen=True, eq=False)
+class HandoffResult(Base):
+    resource: str
+    meaning: str
+    stacks: int
+    functions: int
+    biggest: Fn | None
+    responsible: Fn | None
+    start: Start | None
+    start_knobs: tuple[tuple[str, str], ...]
+    consumers: tuple[Fn, ...]  # by self, ``top`` of them
+    of_functions: int
+    ignorable: Ignorable
+    path: tuple[str, ...]
+    categories: tuple[CategoryShare, ...]
+    sites: tuple[Site, ...]
+    diff: Diff | None = field(default=None)
+
+    @property
+    def subject(self) -> str | None:
+        return self.start.name if self.start else None
+
+
+Result = (
+    MostResult
+    | ResponsibleResult
+    | StartResult
+    | SelfTotalResult
+    | ChainResult
+    | NeighboursResult
+    | CategoryResult
+    | UnresolvedResult
+    | KnobResult
+    | MeaningResult
+    | SkipResult
+    | OverviewResult
+    | CompareResult
+    | HandoffResult
+)
