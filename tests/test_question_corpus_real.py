@@ -1,0 +1,170 @@
+"""The question reader against corpora written on the real profiles of many runtimes (issue 21, item 8).
+
+Four files in ``tests/corpus/``, one per style, each written without reading the reader:
+``questions_real_chat.toml`` (typos, "pls", "wtf"), ``questions_real_dutch.toml`` (Dutch and
+Dutch-English mixed), ``questions_real_ticket.toml`` (incident-ticket prose, context first) and
+``questions_real_vague.toml`` ("does this look ok?", labelled ``overview``). Their questions are about the
+real profiles in ``../shared/profiles/real`` (``profile = "real:<path>"``: Go CPU and heap, Java under
+async-profiler, JFR and perf, Node.js, .NET, Python/py-spy, Ruby, C++ contention) and the vLLM demos.
+
+Two kinds of test: the corpus checks (the files parse, are large and mixed, every ``fn:`` subject is a frame
+of its profile and every ``missing:`` one is not) never call the reader, so they can run before the
+first-sight measurement; the score per file calls the reader exactly as ``test_question_corpus.py`` does
+and prints the score per file, runtime and language (``pytest -s``). Its floors start at 0.0 and only rise.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REAL
+from explainer.demo import demo_cpu_profile, demo_profile
+from explainer.model import Profile
+from explainer.readers import read_path
+
+CORPUS = Path(__file__).parent / "corpus"
+CATEGORIES = Path(__file__).parent.parent / "explainer" / "knowledge" / "categories.toml"
+NEEDS_SUBJECT = {"chain", "callers", "callees", "function", "meaning", "knob", "category"}
+
+# The first-sight floor per file; the lead sets each after the first run of the reader on it.
+FLOORS = {
+    "questions_real_chat.toml": 0.0,
+    "questions_real_dutch.toml": 0.0,
+    "questions_real_ticket.toml": 0.0,
+    "questions_real_vague.toml": 0.0,
+}
+
+# Which runtime each profile is, for the per-runtime score.
+RUNTIMES = {
+    "gpu": "vllm-gpu",
+    "cpu": "vllm-cpu",
+    "real:pyroscope-og_apache-2.0/cpu-big.pprof": "go-cpu",
+    "real:pyroscope-og_apache-2.0/heap.pb.gz": "go-heap",
+    "real:pyroscope_agpl-3.0/profile_java": "java",
+    "real:pyroscope_agpl-3.0/jfr-kafka-cpu-0.pb.gz": "java",
+    "real:flamegraph_cddl-unclear/perf-java-stacks-01-collapsed-all.txt": "java",
+    "real:pyroscope_agpl-3.0/profile_nodejs": "node",
+    "real:pyroscope-og_apache-2.0/cpu-js.pb.gz": "node",
+    "real:pyroscope-og_apache-2.0/cart-service-dotnet-cpu.json": "dotnet",
+    "real:pyroscope_agpl-3.0/pyspy-1.pb.gz": "python",
+    "real:pyroscope-og_apache-2.0/hotrod-ruby-driver-cpu.json": "ruby",
+    "real:google-pprof_apache-2.0/cppbench.contention.pb.gz": "cpp",
+}
+
+Turn = dict[str, Any]
+
+
+@cache
+def _profile(key: str) -> Profile:
+    """Each profile is read once per test session."""
+    if key == "gpu":
+        return demo_profile()
+    if key == "cpu":
+        return demo_cpu_profile()
+    if not key.startswith("real:"):
+        raise ValueError(f"unknown profile {key!r}")
+    path = REAL / key.removeprefix("real:")
+    if not path.is_file():
+        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
+    return read_path(path)
+
+
+def _items(name: str) -> list[tuple[str, list[Turn]]]:
+    """(profile key, turns) per question or conversation; a turn inherits its conversation's language."""
+    data = tomllib.loads((CORPUS / name).read_text("utf-8"))
+    out = [(q["profile"], [q]) for q in data.get("question", [])]
+    for c in data.get("conversation", []):
+        out.append((c["profile"], [{"lang": c["lang"], **t} for t in c["turn"]]))
+    return out
+
+
+def _turns(name: str) -> list[tuple[str, Turn]]:
+    return [(key, t) for key, turns in _items(name) for t in turns]
+
+
+def _language(turn: Turn) -> str:
+    return str(turn["lang"]) + ("+mixed" if turn.get("mixed") else "")
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_each_corpus_is_large_and_spread_over_runtimes_and_labels(name: str) -> None:
+    intents = {q["intent"] for q in tomllib.loads((CORPUS / "questions.toml").read_text("utf-8"))["question"]}
+    categories = {c["id"] for c in tomllib.loads(CATEGORIES.read_text("utf-8"))["category"]}
+    turns = _turns(name)
+    assert len([t for _, t in turns]) >= 40
+    assert len({RUNTIMES[key] for key, _ in turns}) >= 6
+    for key, turn in turns:
+        assert key in RUNTIMES, key
+        assert turn["lang"] in ("en", "nl"), turn["text"]
+        for intent_field, subject_field in (("intent", "subject"), ("then_intent", "then_subject")):
+            if intent_field not in turn:
+                continue
+            intent, subject = turn[intent_field], turn[subject_field]
+            assert intent in intents, f"{turn['text']!r}: unknown intent {intent!r}"
+            assert subject == "" or subject.split(":", 1)[0] in ("fn", "concept", "missing"), subject
+            if subject.startswith("concept:"):
+                assert subject.removeprefix("concept:") in categories, subject
+            if intent in NEEDS_SUBJECT:
+                assert subject, f"{turn['text']!r}: {intent} needs a subject"
+    if name == "questions_real_vague.toml":
+        single = [t for key, turns in _items(name) if len(turns) == 1 for t in turns]
+        assert {t["intent"] for t in single} == {"overview"}
+    if name == "questions_real_dutch.toml":
+        assert {t["lang"] for _, t in turns} == {"nl"}
+        assert any(t.get("mixed") for _, t in turns)
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_every_named_frame_is_in_its_profile_and_every_missing_one_is_not(name: str) -> None:
+    """The labels are checked against the profiles themselves, without the reader."""
+    wrong = []
+    for key, turn in _turns(name):
+        names = set(_profile(key).names)
+        for field in ("subject", "then_subject"):
+            subject = str(turn.get(field, ""))
+            if subject.startswith("fn:") and subject.removeprefix("fn:") not in names:
+                wrong.append(f"{turn['text']!r}: {subject} is not a frame of {key}")
+            if subject.startswith("missing:") and subject.removeprefix("missing:") in names:
+                wrong.append(f"{turn['text']!r}: {subject} is a frame of {key}")
+    assert wrong == []
+
+
+def _judge(name: str) -> tuple[int, int, dict[str, list[int]], list[str]]:
+    """Right and total, per slice ('runtime:go-cpu', 'lang:nl', ...), and the wrong readings."""
+    from explainer.explain import Conversation, LlmSettings
+
+    right = total = 0
+    slices: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    wrong: list[str] = []
+    for key, turns in _items(name):
+        conv = Conversation(_profile(key), settings=LlmSettings(), mode="offline", baseline=None)
+        for turn in turns:
+            q = conv.read(turn["text"])
+            subject = q.subject.label if q.subject is not None else ""
+            want = turn["subject"]
+            ok = q.intent == turn["intent"] and (subject == want or (not want and q.intent not in NEEDS_SUBJECT))
+            total += 1
+            right += ok
+            for s in (f"runtime:{RUNTIMES[key]}", f"lang:{_language(turn)}"):
+                slices[s][0] += ok
+                slices[s][1] += 1
+            if not ok:
+                wrong.append(f"[{RUNTIMES[key]}] {turn['text']!r}: want {turn['intent']} {want!r}, "
+                             f"read {q.intent} {subject!r}")  # fmt: skip
+            conv.ask(turn["text"])  # the answer sets what the next turn refers back to
+    return right, total, slices, wrong
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_reader_on_the_real_profile_corpora(name: str) -> None:
+    right, total, slices, wrong = _judge(name)
+    print(f"\n{name}: {right}/{total} right ({right / total:.1%})")
+    for s, (r, n) in sorted(slices.items()):
+        print(f"  {s:<22} {r:>3}/{n:<3} ({r / n:.0%})")
+    assert right / total >= FLOORS[name], f"{right}/{total} right; wrong:\n" + "\n".join(wrong)
