@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,7 @@ def reference(stacks: list[tuple[list[str], int]]) -> tuple[dict[str, int], dict
 
 @settings(max_examples=1000, deadline=None)
 @given(stacks_strategy)
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_self_and_total_follow_pprof_rules(stacks: list[tuple[list[str], int]]) -> None:
     profile = build(stacks)
     stats = function_stats(profile)
@@ -175,6 +177,7 @@ def wide_and_deep(draw: st.DrawFn) -> list[tuple[list[str], int]]:
 
 @settings(max_examples=150, deadline=None)
 @given(wide_and_deep(), st.integers(2, 600))
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_the_budget_is_spent_on_wide_and_deep_shapes(stacks: list[tuple[list[str], int]], budget: int) -> None:
     profile = build(stacks)
     full = build_tree(profile, max_nodes=0)

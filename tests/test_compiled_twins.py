@@ -108,6 +108,7 @@ def test_the_names_exercise_every_rule_of_the_walk() -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(stacks_strategy)
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_compiled_passes_match_numpy(stacks: list[tuple[list[str], int]]) -> None:
     assert_twins_agree(build(stacks))
 
@@ -126,6 +127,7 @@ def real_profiles(real_dir) -> list[Profile]:  # type: ignore[no-untyped-def]
     return found
 
 
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_compiled_passes_match_numpy_on_the_real_corpus(real_dir) -> None:  # type: ignore[no-untyped-def]
     for profile in real_profiles(real_dir):
         assert_twins_agree(profile)
@@ -243,6 +245,7 @@ def assert_trees_agree(profile: Profile) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(stacks_strategy)
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_the_compiled_tree_grower_matches_numpy(stacks: list[tuple[list[str], int]]) -> None:
     profile = build(stacks)
     assert_trees_agree(profile)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_analysis_properties import build, stacks_strategy
@@ -23,6 +24,7 @@ def by_path(stacks: list[tuple[list[str], int]]) -> dict[tuple[str, ...], int]:
 
 @settings(max_examples=200, deadline=None)
 @given(stacks_strategy, stacks_strategy, st.sampled_from([0, 3, 8, 30]))
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_before_and_after_add_up_and_match_the_stacks(before, after, budget) -> None:  # type: ignore[no-untyped-def]
     b, a = build(before), build(after)
     d = diff_tree(b, a, max_nodes=budget)

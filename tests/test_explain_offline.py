@@ -234,6 +234,7 @@ def _real_profiles(real_dir: Path) -> list[Path]:
 
 
 @pytest.mark.real
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_real_profiles_name_the_right_functions_and_numbers(real_dir: Path) -> None:
     from explainer import units
     from explainer.symbols import clean

@@ -33,11 +33,15 @@ CATEGORIES = Path(__file__).parent.parent / "explainer" / "knowledge" / "categor
 NEEDS_SUBJECT = {"chain", "callers", "callees", "function", "meaning", "knob", "category"}
 
 # The first-sight floor per file; the lead sets each after the first run of the reader on it.
+# Regression floors: each corpus's first-sight score (the first time the reader saw it, at the
+# merge of issues 20-27, before any tuning): chat 68/78, Dutch 61/72, ticket 33/68, vague 4/58
+# (37 more of the vague ones were read as the new `assess` intent where the blind labels say
+# `overview`). Raise a floor when the reader gets better; never lower one.
 FLOORS = {
-    "questions_real_chat.toml": 0.0,
-    "questions_real_dutch.toml": 0.0,
-    "questions_real_ticket.toml": 0.0,
-    "questions_real_vague.toml": 0.0,
+    "questions_real_chat.toml": 0.87,
+    "questions_real_dutch.toml": 0.84,
+    "questions_real_ticket.toml": 0.48,
+    "questions_real_vague.toml": 0.06,
 }
 
 # Which runtime each profile is, for the per-runtime score.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_analysis_properties import build, reference, stacks_strategy
@@ -18,6 +19,7 @@ def paths(tree: CallTree) -> dict[tuple[str, ...], tuple[int, int]]:
 
 @settings(max_examples=300, deadline=None)
 @given(stacks_strategy, st.sampled_from([0, 4, 12]))
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_both_sides_hold_the_function_total_and_match_the_stacks(
     stacks: list[tuple[list[str], int]], budget: int
 ) -> None:

@@ -97,6 +97,7 @@ def test_a_fifo_as_the_config_is_refused_at_once(demo_file: str, tmp_path: Path)
     assert code == 2 and "not a regular file" in err and time.monotonic() - start < 5
 
 
+@pytest.mark.slow  # seconds of generated shapes: make test runs it, make check does not
 def test_chat_llm_openai_exits_2_when_it_fell_back(demo_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EXPLAINER_MODEL", "test-model")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
