@@ -203,6 +203,28 @@ def from_arrays(
     )
 
 
+def with_stacks(profile: Profile, offsets: npt.ArrayLike, frames: npt.ArrayLike, values: npt.ArrayLike) -> Profile:
+    """``profile`` with other stacks (a filter's, or without count-valued frames): names, sample
+    types, labels, source, period, times and the input's truncation carry over unchanged."""
+    from dataclasses import replace
+
+    built = from_arrays(
+        profile.names,
+        offsets,
+        frames,
+        values,
+        profile.sample_type,
+        sample_types=profile.sample_types,
+        period=profile.period,
+        period_type=profile.period_type,
+        labels=profile.labels,
+        source=profile.source,
+        duration_ns=profile.duration_ns,
+        time_ns=profile.time_ns,
+    )
+    return replace(built, truncation=profile.truncation)
+
+
 def _replace(t: Truncation, **changes: int) -> Truncation:
     from dataclasses import replace
 

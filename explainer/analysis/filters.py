@@ -6,13 +6,12 @@ Every function returns a new :class:`Profile`; the input is never changed.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import numpy as np
 
 from explainer.analysis.functions import stacks_with
 from explainer.errors import QueryError
-from explainer.model import Profile, _select, from_arrays
+from explainer.model import Profile, _select, with_stacks
 
 TRAMPOLINE = "<interpreter trampoline>"
 TRAMPOLINE_PATTERN = r"^<interpreter trampoline>$"
@@ -33,23 +32,7 @@ def matching_ids(profile: Profile, pattern: str) -> list[int]:
 
 def _keep_stacks(profile: Profile, keep: np.ndarray) -> Profile:
     offsets, frames, values = _select(profile.offsets, profile.frames, profile.values, keep)
-    return _rebuild(profile, offsets, frames, values)
-
-
-def _rebuild(profile: Profile, offsets: np.ndarray, frames: np.ndarray, values: np.ndarray) -> Profile:
-    meta = {
-        "sample_types": profile.sample_types,
-        "period": profile.period,
-        "period_type": profile.period_type,
-        "labels": profile.labels,
-        "source": profile.source,
-        "duration_ns": profile.duration_ns,
-        "time_ns": profile.time_ns,
-    }
-    built = from_arrays(
-        profile.names, offsets, frames, values, profile.sample_type, truncation=profile.truncation, **meta
-    )
-    return replace(built, truncation=profile.truncation)
+    return with_stacks(profile, offsets, frames, values)
 
 
 def focus(profile: Profile, pattern: str) -> Profile:
@@ -71,7 +54,7 @@ def hide(profile: Profile, pattern: str) -> Profile:
     kept_per_stack = np.add.reduceat(keep.astype(np.int64), profile.offsets[:-1]) if profile.stack_count else keep
     offsets = np.zeros(profile.stack_count + 1, dtype=np.int64)
     np.cumsum(kept_per_stack, out=offsets[1:])
-    return _rebuild(profile, offsets, profile.frames[keep], profile.values)
+    return with_stacks(profile, offsets, profile.frames[keep], profile.values)
 
 
 def hide_trampolines(profile: Profile) -> Profile:

@@ -16,7 +16,7 @@ import numpy as np
 from explainer import units
 from explainer.analysis.functions import stacks_with
 from explainer.knowledge.facts import count_frames
-from explainer.model import Profile, _select, from_arrays, once_per_profile
+from explainer.model import Profile, _select, once_per_profile, with_stacks
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +53,5 @@ def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
     if not taken.any():
         return profile, ()
     offsets, frames, values = _select(profile.offsets, profile.frames, profile.values, ~taken)
-    meta = {
-        "sample_types": profile.sample_types,
-        "period": profile.period,
-        "period_type": profile.period_type,
-        "labels": profile.labels,
-        "source": profile.source,
-        "duration_ns": profile.duration_ns,
-        "time_ns": profile.time_ns,
-    }
-    kept = from_arrays(
-        profile.names, offsets, frames, values, profile.sample_type, truncation=profile.truncation, **meta
-    )
+    kept = with_stacks(profile, offsets, frames, values)
     return kept, tuple(counts)
