@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer import units
-from explainer.explain.answers import concepts, frames, gpu, group, own, self_total
+from explainer.explain.answers import assess, concepts, frames, gpu, group, own, self_total
 from explainer.explain.answers.intents import help_text, intent
 from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
@@ -154,8 +154,18 @@ class OfflineExplainer:
             return gpu.visibility(w, self.budget)
         if kind == "help" or not q.text:  # an empty question gets the suggestions
             return help_text(w, unknown=False)
-        if kind == "unknown" and subject is None:
-            return help_text(w, unknown=True)
+        if kind == "unknown" and subject is None:  # never the menu alone: what stands out, then the menu
+            w.add(
+                w.t(
+                    "_I did not recognise that question, so here is what stands out in this profile; "
+                    "the questions I can answer follow._"
+                ),
+                "",
+            )
+            focus = assess.assess(w)
+            w.add("")
+            help_text(w, unknown=False)
+            return focus
         if subject is not None and subject.kind == "missing":
             return frames.symbol(w, None, subject.name)
         concept = subject.name if subject is not None and subject.kind == "concept" else None

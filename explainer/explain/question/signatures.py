@@ -105,6 +105,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("compare", 3.3, "compare"),
     _s("handoff", 3.7, "handoff"),
     _s("handoff", 2.9, "write", "overview"),
+    _s("handoff", 3.7, "incident", _any("write", "overview")),  # "write the incident report"
+    _s("handoff", 1.0, "incident"),  # the word alone: only when nothing else is asked
     # the product and the graph
     _s("howto", 3.9, "graph", _any("howto", "read_verb")),
     _s("howto", 3.6, "graph", _any("how", "why")),
