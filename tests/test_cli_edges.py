@@ -16,6 +16,11 @@ import pytest
 from explainer.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
+VLLM_LOG = """\
+(EngineCore_0 pid=42) INFO 06-10 12:00:01 [gpu_model_runner.py:1890] Model loading took 14.99 GiB and 6.1 seconds
+(EngineCore_0 pid=42) INFO 06-10 12:00:09 [gpu_worker.py:230] Available KV cache memory: 51.79 GiB
+(EngineCore_0 pid=42) INFO 06-10 12:00:09 [kv_cache_utils.py:716] GPU KV cache size: 424,176 tokens
+"""
 DEMO = REPO / "fixtures" / "demo_vllm_gpu.pb.gz"
 
 # Why a README command is not run here: each needs something a test on a closed machine lacks.
@@ -53,6 +58,7 @@ def test_every_offline_readme_command_runs_on_the_shipped_demo(words: list[str],
     # GIVEN the README's file names standing for the shipped demo
     for name in ("profile.pb.gz", "before.pb.gz", "after.pb.gz", "yesterday.pb.gz"):
         shutil.copyfile(DEMO, tmp_path / name)
+    (tmp_path / "vllm.log").write_text(VLLM_LOG)  # --vllm-log's file, as vLLM writes it at start-up
     # WHEN the command runs as a user would type it (stdin empty: chat ends at once)
     done = subprocess.run(
         [sys.executable, "-m", "explainer", *words],

@@ -157,7 +157,7 @@ def test_ask_offline_and_through_the_model(installed: Installed) -> None:
         assert json.loads(answered.stdout)["mode"] == "llm"
         assert model.requests, "the model was never called"
         system = model.requests[0].body["messages"][0]["content"]
-    packaged = (REPO / "explainer" / "prompts" / "system.md").read_text(encoding="utf-8").splitlines()[1]
+    packaged = (REPO / "prompts" / "system.md").read_text(encoding="utf-8").splitlines()[1]
     assert packaged.strip() and packaged.strip()[:60] in system  # the packaged prompt, not a fallback
 
 
@@ -192,7 +192,10 @@ def _health(url: str, proc: subprocess.Popen[bytes]) -> str:
 def test_the_mcp_server_answers_the_sdk_client(installed: Installed) -> None:
     got = session(
         [str(installed.bin / "explainer"), "mcp", "--root", str(installed.work)],
-        [("analyze", {"source": "demo", "limit": 3}), ("ask", {"question": "What uses the most GPU memory?"})],
+        [
+            ("analyze", {"source": "demo", "limit": 3}),
+            ("ask", {"source": "demo", "question": "What uses the most GPU memory?"}),
+        ],
         cwd=str(installed.work),
     )
     assert {"analyze", "ask", "diff", "handoff"} <= set(got.tools)

@@ -148,3 +148,10 @@ def test_quantisation_says_where_the_freed_memory_goes_and_knob_questions_stay_k
     assert "gives the memory they free to the KV cache" in answer and "13.8 GB (18.5%)" in answer
     assert conv.read("can i quantize to save weight memory, what option").intent == "knob"
     assert conv.read("Our A100 sits at 95% utilisation right after start-up").intent != "setting"
+
+
+def test_the_analysis_takes_out_exactly_the_count_frames_the_knowledge_base_names() -> None:
+    from explainer.analysis.counts import count_frames as taken_out
+    from explainer.knowledge.facts import count_frames
+
+    assert taken_out() == {name: frame.does for name, frame in count_frames().items()}

@@ -16,7 +16,7 @@ from explainer.model import Profile, once_per_profile
 from explainer.symbols.decode import unresolved
 
 if TYPE_CHECKING:
-    from explainer.knowledge.counts import CallCount
+    from explainer.analysis.counts import CallCount
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +107,7 @@ def summarize(profile: Profile, options: Options | None = None) -> Summary:
 
 
 def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
-    """The byte profile without its count-valued frames, and their calls. The one place they leave:
-    which frames count calls is knowledge (facts.toml), imported here, late, because the knowledge
-    layer itself builds on the analysis."""
-    from explainer.knowledge.counts import split_counts as split
+    """The byte profile without its count-valued frames, and their calls: the one place they leave."""
+    from explainer.analysis.counts import split_counts as split
 
     return split(profile)

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from explainer import markdown, units
+from explainer.analysis.counts import split_counts
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.explain import toolset
 from explainer.explain.context import ProfileContext
 from explainer.explain.toolset import MAX_NAME_CHARS, UNTRUSTED
-from explainer.knowledge.counts import split_counts
 from explainer.knowledge.semantics import semantics
 from explainer.model import Profile
 from explainer.report.analyze import to_json, to_markdown, truncation_notes

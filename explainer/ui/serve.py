@@ -57,7 +57,7 @@ def warm(script_args: list[str]) -> None:
     profile = sources.start_file(script_args, st.secrets)
     log.info("warm-up: %s read at %.2f s", profile.source.location or "the demo", time.perf_counter() - started)
     imports.join()
-    from explainer.knowledge.counts import split_counts
+    from explainer.analysis.counts import split_counts
     from explainer.ui import cache, flamegraph, views
 
     # the page draws the summary's profile: the same object, unless frames that count calls were left out

@@ -5,18 +5,33 @@ the same "bytes" profile as the allocations. Added to bytes they would be nonsen
 :func:`split_counts` removes every stack through such a frame before anything is summed, and keeps
 the calls apart; :func:`explainer.analysis.summary.summarize` calls it, so every total, share,
 category and surface built on a summary follows.
+
+Which frames count calls is data in the knowledge base's ``facts.toml`` (``[[count_frame]]``). The
+analysis reads that table's names itself, as data, because the knowledge layer builds on the
+analysis; :func:`explainer.knowledge.facts.count_frames` reads the same table with each frame's
+versions and source, and the knowledge tests hold every entry to both.
 """
 
 from __future__ import annotations
 
+import pkgutil
+import tomllib
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from explainer import units
 from explainer.analysis.functions import stacks_with
-from explainer.knowledge.facts import count_frames
 from explainer.model import Profile, _select, once_per_profile, with_stacks
+
+
+@cache
+def count_frames() -> dict[str, str]:
+    """Every count-valued frame's name and what one call of it does, in ``facts.toml``'s order."""
+    data = pkgutil.get_data("explainer.knowledge", "facts.toml")
+    table = tomllib.loads(data.decode("utf-8")) if data else {}
+    return {str(raw["name"]): str(raw["does"]) for raw in table.get("count_frame", [])}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +64,7 @@ def split_counts(profile: Profile) -> tuple[Profile, tuple[CallCount, ...]]:
         taken |= mask
         if mask.any():
             calls = int(profile.values[mask].sum())
-            counts.append(CallCount(name, calls, int(mask.sum()), known[name].does))
+            counts.append(CallCount(name, calls, int(mask.sum()), known[name]))
     if not taken.any():
         return profile, ()
     offsets, frames, values = _select(profile.offsets, profile.frames, profile.values, ~taken)
