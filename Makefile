@@ -44,7 +44,7 @@ test: install browser-deps lint typecheck unit
 
 # The tests marked slow (browser, wheel install, fault injection, deadlines, big profiles, many
 # subprocesses; see the markers in pyproject.toml) run only in `make test`.
-FAST := -m "not slow and not browser and not install"
+FAST := -m "not slow and not browser and not install" -n 2
 
 fast: install
 	$(BIN)/python -m pytest -q $(FAST) $(ARGS)
