@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace, out: TextIO) -> int:
     budget = budget_from(args)  # before the profile: a bad size or log file fails fast
     profile = load_profile(args)
-    write_outputs(profile, args.output, (args.source, getattr(args, "config", None), getattr(args, "vllm_log", None)))
+    write_outputs(profile, args.output, args)
     summary = summarize(profile, options_from(args))
     if args.format == "json":
         out.write(json_text(to_json(summary, budget)))

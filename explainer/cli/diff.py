@@ -149,9 +149,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.top < 1:
         raise QueryError("--top must be at least 1")
     before, after = load_pair(args)
-    inputs = (args.base, args.new, getattr(args, "config", None))
-    write_outputs(after, args.output, inputs)
-    write_outputs(before, args.baseline_output, inputs)
+    write_outputs(after, args.output, args)
+    write_outputs(before, args.baseline_output, args)
     diff = diff_profiles(before, after, floor_from(args))
     if args.format == "json":
         out.write(json_text(to_json(diff, args.top)))

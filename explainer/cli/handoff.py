@@ -18,6 +18,7 @@ from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
+from explainer.cli.outputs import input_files
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError, QueryError
 from explainer.explain.safety import link_hosts
@@ -109,14 +110,6 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
     if getattr(args, "server", None) and has_server_baseline(args):
         return _server_baseline(args)
     return None
-
-
-def input_files(args: argparse.Namespace) -> list[str | None]:
-    """Every file this command reads: the profile, the baseline, the secret files and the config file."""
-    from explainer.cli.config import config_path
-
-    names = ("source", "baseline", "password_file", "token_file", "vllm_log")
-    return [*(getattr(args, name, None) for name in names), config_path(getattr(args, "config", None))]
 
 
 def server_pods(args: argparse.Namespace, profile: Profile, top: int) -> list[str] | None:

@@ -40,17 +40,26 @@ def add_output_arguments(parser: argparse.ArgumentParser, *, flag: str = "--outp
     )
 
 
-def write_outputs(profile: Profile, outputs: Iterable[Output], inputs: Iterable[str | None]) -> None:
-    """Every requested copy of ``profile``; an output that is an input is refused before anything is written."""
+def input_files(args: argparse.Namespace) -> list[str | None]:
+    """Every file a command reads, none of which it may write over: the profiles, the secret files, the
+    vLLM log and the config file (``--config``, ``$EXPLAINER_CONFIG`` or the default one)."""
+    from explainer.cli.config import config_path
+
+    names = ("source", "base", "new", "baseline", "password_file", "token_file", "vllm_log")
+    return [*(getattr(args, name, None) for name in names), config_path(getattr(args, "config", None))]
+
+
+def write_outputs(profile: Profile, outputs: Iterable[Output], args: argparse.Namespace) -> None:
+    """Every requested copy of ``profile``; an output that is one of the command's input files
+    (:func:`input_files`) is refused before anything is written."""
     wanted = list(outputs)
     if not wanted:
         return
     import json
 
-    from explainer.cli.config import config_path
     from explainer.writers import check_not_an_input, to_flamebearer, to_folded, to_pprof, write_atomic
 
-    given = [*inputs, config_path(None)]  # the config file ($EXPLAINER_CONFIG or the default one) is never an output
+    given = input_files(args)
     for output in wanted:
         check_not_an_input(output.path, given)
     for output in wanted:
