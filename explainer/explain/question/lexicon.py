@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -52,6 +52,15 @@ class Lexicon:
     stems: tuple[str, ...]  # the lexicon's prefix words, without their "*"
     products: frozenset[str]  # product names (casefolded) that are never frames
     near: dict[str, tuple[str, ...]]  # a word with one letter deleted -> the lexicon words it came from
+    leading: frozenset[tuple[str, ...]] = frozenset()  # fillers removed only where the question starts
+    translations: dict[str, str] = field(default_factory=dict)  # Dutch description word -> the English one
+
+    def content(self, tokens: list[str]) -> list[str]:
+        """The words that may describe a function: unknown to the lexicon and four letters or more, with the
+        Dutch words labels are never written in read as their English ("afhandelen" -> handle)."""
+        return [
+            self.translations.get(t, t) for t in tokens if t in self.translations or (len(t) >= 4 and not self.knows(t))
+        ]
 
     def spelled(self, tokens: list[str]) -> list[str]:
         """Tokens with one-letter typos mended to the lexicon's word ("meetse" -> "meeste", "waht" -> "what").
@@ -107,6 +116,8 @@ class Lexicon:
         i = 0
         while i < len(tokens):
             for phrase in self.politeness:
+                if phrase in self.leading and out:
+                    continue  # "is this ok?": the "ok" is the question
                 if tuple(tokens[i : i + len(phrase)]) == phrase:
                     i += len(phrase)
                     break
@@ -164,6 +175,8 @@ def lexicon() -> Lexicon:
         stems,
         frozenset(n.casefold() for n in raw["products"]["names"]),
         {k: tuple(sorted(v)) for k, v in near.items()},
+        frozenset(tuple(words(p)) for p in raw["politeness"].get("leading", [])),
+        {k: str(v) for k, v in raw.get("translations", {}).items()},
     )
 
 

@@ -8,12 +8,14 @@ still answered with the best reading, and says how it was read.
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explainer import knowledge
 from explainer.explain.question import subjects
+from explainer.explain.question.compound import clauses
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
     CARRIES_OVER,
@@ -31,6 +33,7 @@ RUNTIME_KINDS = frozenset({"gc", "kernel", "jit", "scheduler", "interpreter", "u
 """Concepts that are a kind of frame: "the kernel" is all of its frames, never its biggest one."""
 HOMONYMS = frozenset({"scheduler", "gc", "jit"})
 """Runtime kinds an application may name its own code after (vLLM's ``Scheduler``)."""
+POINTING_SCORE = 3.0  # a question sentence that points back ("Why is that?") and reads weaker than this
 MIN_SCORE = 1.0  # below this nothing was recognised: the answer is the suggestions
 CLEAR_MARGIN = 0.45  # a best reading this far ahead of the runner-up needs no "I read this as"
 INTENTS = (
@@ -74,7 +77,82 @@ def clean_question(text: str) -> str:
 
 
 def read(question: str, names: Names, context: Context = Context()) -> Question:
+    """How a question is read: its intent, subject and language.
+
+    A compound question ("how much does X reserve and what knob shrinks it") reads as its first part (the
+    conversation answers every part in order); a ticket's context sentences ("Since the upgrade the
+    nodes are CPU-bound. Which function ...?") lend a subject when the question points back at them, and
+    their incidental words (grafana, handoff, regression, path) never decide what is asked.
+    """
     text = clean_question(question)
+    parts = clauses(text)
+    if len(parts) > 1:
+        readings = [_read_text(part, names, context, lang_text=text) for part in parts]
+        asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
+        asking = all(_asks(part, listed=":" in parts[0]) for part in parts)
+        if asking and all(r.intent not in ("unknown", "help") for r in readings) and len(asked) == len(readings):
+            return replace(readings[0], text=text)
+    return _read_text(text, names, context, lang_text=text)
+
+
+_ASKING = frozenset(
+    "what whats which who whom whose where wheres how hows why is are was were does do did can could should would "
+    "will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom is zijn kan kun kunt moet "
+    "mag doet doen geef toon laat noem leg vertel".split()
+)
+_ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
+
+
+def _asks(part: str, *, listed: bool) -> bool:
+    """Does this part of a compound question ask something ("and what knob shrinks it"), rather than set the
+    scene ("kv cache is too big, which param limits it")? After "two things: ..." a noun phrase asks too."""
+    lex = lexicon()
+    ws = lex.strip_politeness(words(split_context(part)[1]))
+    if len(ws) < 3:
+        return False  # "..., what option": too short to be a question of its own
+    return ws[0] in _ASKING or tuple(ws[:2]) in _ASKING_PAIRS or (listed and ws[0] in ("the", "de", "het", "its"))
+
+
+def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> Question:
+    head, focus = split_context(text)
+    whole = _read(text, names, context, lang_text=lang_text)
+    if not head:
+        return whole
+    asked = _read(focus, names, context, background=head, lang_text=lang_text)
+    pointing = subjects.points(words(focus))
+    weak = asked.score < FOLLOW_UP_SCORE or (pointing and asked.score < POINTING_SCORE)
+    if asked.intent == "unknown" or (weak and whole.score > asked.score):
+        # the question sentence alone says too little ("Why?", "Why is that?"): the whole text decides
+        return whole
+    return replace(asked, text=text)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Za-z0-9])")
+_LEADING_CLAUSE = re.compile(
+    r"^(?:since|before|after|because|when|while|although|though|now that|once|during|as part of|given|for|"
+    r"regarding|to|in order to|sinds|voordat|nadat|omdat|toen|terwijl|tijdens|zodra|nu|gezien|voor|om)\b"
+    r"[^,?;]{3,200},\s+",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(r"^([^:?]{6,200}):\s+(?=\S)")  # "For capacity planning of the produce path: how much ..."
+
+
+def split_context(text: str) -> tuple[str, str]:
+    """A ticket's context and its question: the sentences before the first one that asks (ends with a
+    question mark; else the last sentence), and a leading clause ("Since the upgrade, ...", "For the
+    review: ...") of that sentence. ``("", text)`` for a question that is only a question."""
+    sentences = _SENTENCE.split(text)
+    asked = next((i for i, s in enumerate(sentences) if s.rstrip().endswith("?")), len(sentences) - 1)
+    head, focus = " ".join(sentences[:asked]), " ".join(sentences[asked:])
+    lead = _LEADING_CLAUSE.match(focus) or _LEAD_IN.match(focus)
+    if lead is not None and len(focus[lead.end() :].split()) >= 3:
+        head, focus = f"{head} {lead.group(0)}".strip(), focus[lead.end() :]
+    return head, focus
+
+
+def _read(
+    text: str, names: Names, context: Context, *, lang_text: str, background: str = ""
+) -> Question:
     lex = lexicon()
     explicit = subjects.explicit(text, names)
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
@@ -85,11 +163,25 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
             found.setdefault(concept, at)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means
-    lang = lex.language(typed, context.lang)  # greetings and thanks say the language too
-    subject = explicit or _implicit(tokens, text, found, names, context)
+    lang = lex.language(words(lang_text), context.lang)  # greetings and thanks say the language too
+    subject = explicit
+    if subject is None and background:
+        subject = _lent(background, tokens, found, names, context)
+    if subject is None:
+        subject = _implicit(tokens, text, found, names, context)
+    if subject is None and background:
+        subject = _lent(background, tokens, found, names, context, implicit=True)
+    if subject is not None and subject.at >= 0:
+        _direct(text, subject.at, found)
     if subject is None and context.topic is not None and subjects.refers_back(tokens, found):
         subject = context.topic
     scores = _scores(set(found), subject)
+    if subject is not None and subject.how == "fuzzy":
+        # a loose description must do better than the question read without it: "where does the cpu of the
+        # kafka broker go" asks where the CPU goes, not about the broker's biggest function
+        alone = _scores(set(found), None)
+        if alone and max(alone.values()) >= max(scores.values(), default=0.0) - 0.15:
+            subject, scores = None, alone
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], INTENTS.index(kv[0])))
     intent, score = ranked[0] if ranked and ranked[0][1] >= MIN_SCORE else ("unknown", 0.0)
     if (
@@ -118,8 +210,64 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     )
 
 
-def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names, context: Context) -> Subject | None:
-    """A subject the question does not write out: an ordinal, a concept, or a fuzzy match."""
+def _lent(
+    background: str, tokens: list[str], found: dict[str, int], names: Names, context: Context, *, implicit: bool = False
+) -> Subject | None:
+    """The subject a ticket's context lends its question: a name it writes (first), or its concept, ordinal or
+    kind of frame (when the question itself names none); only when the question points back at it ("its self
+    and total", "Which code calls it?", "this frame") or asks about one thing."""
+    wants = _scores(set(found), None)
+    needs = bool(wants) and max(wants, key=lambda k: wants[k]) in NEEDS_SUBJECT
+    pointing = subjects.refers_back(tokens, found) or subjects.points(tokens)
+    if not (needs or pointing):
+        return None
+    if not implicit:
+        lent = subjects.explicit(background, names, plain=False)
+        return replace(lent, at=-1) if lent is not None and lent.kind == "function" else None
+    lex = lexicon()
+    head = lex.spelled(lex.strip_politeness(words(subjects.without_names(background, keep_quoted=True))))
+    return _implicit(head, background, lex.concepts(head), names, context, loose=False)
+
+
+# which way a call relation runs, from where the name is written: "functions called by X" and "what does X
+# call" ask for X's callees; "what calls X", "X is called from" and "wie roept X aan" for its callers
+_PASSIVE_BEFORE = re.compile(
+    r"\b(?:called|invoked|used|reached|aangeroepen|gebruikt)\s+(?:by|from|door|vanuit)\s+(?:the\s+|de\s+|het\s+)?$"
+    r"|\b(?:door|vanuit)\s+$"
+)
+_PASSIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:called|invoked|aangeroepen|reached|triggered)\b|^\S*\s+(?:\w+\s+){0,2}?(?:called|invoked)\s+(?:by|from)\b")
+_ACTIVE_BEFORE = re.compile(r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:the\s+|de\s+|het\s+)?$")
+_ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept)\b")
+
+
+def _direct(text: str, at: int, found: dict[str, int]) -> None:
+    """Settle callers against callees by where the name stands (``found`` is changed in place)."""
+    if not {"callers", "callees", "call_verb"} & set(found):
+        return
+    before, after = text[:at].casefold(), text[at:].casefold()
+    where = min(found.get("callers", len(text)), found.get("callees", len(text)))
+    if _PASSIVE_BEFORE.search(before):
+        way = "callees"
+    elif _ACTIVE_BEFORE.search(before):
+        active = _ACTIVE_BEFORE.search(before)
+        assert active is not None
+        singular = active.group(0).startswith("roept") and not re.search(r"\bwie\s+roept\s*$", before)
+        way = "callees" if singular else "callers"  # "welke functies roept X aan": X calls them
+    elif _PASSIVE_AFTER.search(after):
+        way = "callers"
+    elif _ACTIVE_AFTER.search(after):
+        way = "callees"
+    else:
+        return
+    found.pop("callers", None)
+    found.pop("callees", None)
+    found[way] = where
+
+
+def _implicit(
+    tokens: list[str], text: str, found: dict[str, int], names: Names, context: Context, *, loose: bool = True
+) -> Subject | None:
+    """A subject the question does not write out: an ordinal, a concept, or (``loose``) a fuzzy match."""
     n = subjects.ordinal(tokens, text)
     if n is not None and _top_n(tokens) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
@@ -130,13 +278,13 @@ def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names,
         own = names.own_function(tokens[found["concept:" + concept]])
         if own is not None and knowledge.classify(own) != concept:
             return Subject("function", own, "concept")
-    fuzzy, strength = subjects.fuzzy(tokens, names)
+    fuzzy, strength = subjects.fuzzy(tokens, names) if loose else (None, 0)
     if fuzzy is not None and (concept is None or strength >= 2):
-        members = subjects.group(tokens, names) if _GROUP_WORDS & set(tokens) or "overall" in found else ()
+        members = subjects.group(tokens, names) if _group_words(tokens) or "overall" in found else ()
         if len(members) > 1:  # "the detokenisation in total", "all the decode functions"
             return Subject("function", members[0], "fuzzy", members=members)
         return Subject("function", fuzzy, "fuzzy")
-    if fuzzy is None and concept is None and _GROUP_WORDS & set(tokens):
+    if loose and fuzzy is None and concept is None and _group_words(tokens):
         members = subjects.group(tokens, names, whole=True)  # "all the flush functions": one whole word will do
         if members:
             return Subject("function", members[0], "fuzzy", members=members)
@@ -146,6 +294,18 @@ def _implicit(tokens: list[str], text: str, found: dict[str, int], names: Names,
     if concept is not None:
         return Subject("concept", concept, "concept")
     return None
+
+
+def _group_words(tokens: list[str]) -> bool:
+    """ "all the flush functions", "alle decode functies", but not "all the cpu" (a resource, not a group)."""
+    lex = lexicon()
+    for i, t in enumerate(tokens):
+        if t not in _GROUP_WORDS:
+            continue
+        rest = [w for w in tokens[i + 1 : i + 3] if w not in ("the", "de", "het", "of", "van", "these", "those", "die")]
+        if not rest or not lex.knows(rest[0]) or t in ("together", "samen", "combined"):
+            return True
+    return False
 
 
 _GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})

@@ -65,11 +65,15 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("self_vs_total", 1.8, "self"),
     # one function's neighbourhood
     _s("chain", 3.5, "chain"),
+    _s("chain", 3.7, "leads", subject="function"),  # "which code path leads into X"
+    _s("responsible", 3.5, "leads", subject="none"),  # "what leads to this memory use"
     _s("chain", 3.8, "why", "called"),
     _s("chain", 2.3, "why", "function_word", subject="function"),
     _s("chain", 1.5, "why"),
     _s("callers", 3.6, "callers"),
+    _s("callers", 3.1, "where", "where_from", subject="function"),  # "where is the arena created from"
     _s("callees", 3.4, "callees"),
+    _s("callees", 3.0, "above_word", subject="function"),  # "what sits above X"
     _s("callees", 3.3, "what", "calls_verb", subject="function"),
     # what a label or a concept is
     _s("meaning", 3.2, "meaning", subject="named"),
@@ -98,12 +102,15 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("total", 2.8, "overall", subject="none"),
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
     _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
-    _s("total", 3.4, "inuse_word", subject="none"),  # "in-use vs allocated": what the values are
+    _s("total", 3.6, "inuse_word", "difference", subject="none"),  # "in-use vs allocated": what the values are
+    _s("total", 2.8, "inuse_word", subject="none"),  # "the live heap": the total, unless something else is asked
     _s("overview", 3.0, "overview"),
     _s("assess", 3.6, "assess"),  # "does this look ok?", "is dit normaal?", "should I worry?"
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
-    _s("handoff", 3.7, "handoff"),
+    _s("handoff", 3.7, "handoff", subject="none"),
+    _s("handoff", 3.9, "handoff", "write"),
+    _s("handoff", 2.0, "handoff"),  # "for the handoff: which functions does X call?" asks about X
     _s("handoff", 2.9, "write", "overview"),
     _s("handoff", 3.7, "incident", _any("write", "overview")),  # "write the incident report"
     _s("handoff", 1.0, "incident"),  # the word alone: only when nothing else is asked
@@ -142,5 +149,6 @@ HINTS: dict[str, frozenset[str]] = {
     "optimise": _any("optimise", "first", "memory", "cpu", "time"),
     "compare": _any("compare", "difference"),
     "knob": _any("knob", "optimise"),
+    "howto": _any("graph", "grafana_word"),
 }
 HINT_BONUS = 0.1

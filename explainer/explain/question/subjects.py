@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
@@ -31,6 +31,7 @@ class Subject:
     how: str  # quoted, label, symbol, ordinal, concept, fuzzy, focus
     runner_up: str | None = None  # a second function the written name matched as closely (the answer names it)
     members: tuple[str, ...] = ()  # a phrase naming a group ("detokenisation in total"): every function of it
+    at: int = -1  # where the question writes the name (a character offset), when it writes it
 
     @property
     def label(self) -> str:
@@ -119,6 +120,9 @@ _TOKEN = re.compile(r"[A-Za-z_<][\w.:<>$/\[\]+-]*(?:\(\))?")
 _HTML_TAG = re.compile(
     r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
 )
+_POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.$]*)['’]s\s+([A-Za-z_]\w*)")  # SecureRandom's nextBytes
+_FILE = re.compile(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
+_BRACKETED = re.compile(r"\[[\w.+-]{2,100}\]")  # a native frame as pprof writes it: [libpthread-2.15.so]
 _GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
@@ -142,34 +146,42 @@ def quoted(question: str) -> list[str]:
     return [next(g for g in m.groups() if g).strip() for m in _QUOTED.finditer(question)]
 
 
-def explicit(question: str, names: Names) -> Subject | None:
+def explicit(question: str, names: Names, *, plain: bool = True) -> Subject | None:
     """A subject the question writes out (see :func:`_explicit`); when the name matched two functions
     equally, the question's other words settle it ("msgspec encode": the ``encode`` in ``msgspec``)."""
-    found = _explicit(question, names)
+    found = _explicit(question, names, plain=plain)
     if found is None or found.runner_up is None:
         return found
     lex = lexicon()
     content = [t for t in words(question) if len(t) >= 3 and not lex.knows(t)]
     ranked = names.names_resolver.describe(content, limit=20).candidates
     score = {c.name: c.score for c in ranked}
+    for written in _FILE.findall(question):  # "carSearchHandler in index.ts": the one in that file
+        for name in (found.name, found.runner_up):
+            if written.casefold() in name.casefold():
+                score[name] = score.get(name, 0.0) + 1.0
     mine, other = score.get(found.name, 0.0), score.get(found.runner_up, 0.0)
     if other > mine:
-        return Subject("function", found.runner_up, found.how)
+        return Subject("function", found.runner_up, found.how, at=found.at)
     if mine > other:
-        return Subject("function", found.name, found.how)
+        return Subject("function", found.name, found.how, at=found.at)
     return found
 
 
-def _explicit(question: str, names: Names) -> Subject | None:
+def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | None:
     """A subject the question writes out: quoted, a frame label, or a symbol-shaped token.
 
     HTML tags are taken out first, so ``<b>Foo.bar</b>`` is read as ``Foo.bar``; quoted text that
-    still carries markup is never a subject unless the profile has exactly that name.
+    still carries markup is never a subject unless the profile has exactly that name. Names are tried
+    from the most name-shaped to the plainest, so "the trie lookup findNodeAt" is ``findNodeAt``, not a
+    ``Lookup`` method, and a dotted name the profile lacks ("StackExchange.Redis") gives way to a later
+    one it has; only when nothing written resolves is the first frame-shaped name "missing". ``plain``
+    False (a ticket's context sentences) takes no plain word as a name.
     """
-    for text in quoted(question):
-        found = _resolve_written(text, names, "quoted")
+    for m in _QUOTED.finditer(question):
+        found = _resolve_written(next(g for g in m.groups() if g).strip(), names, "quoted")
         if found is not None:
-            return found
+            return replace(found, at=m.start())
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
     for m in _SEPARATED.finditer(prose):
         # "NCCL / communication", "unresolved / unknown": words, not a Foo / bar label
@@ -178,38 +190,53 @@ def _explicit(question: str, names: Names) -> Subject | None:
         )
         found = _resolve_written(f"{m.group(1)}.{m.group(2)}", names, "symbol", missing_ok=not words_known)
         if found is not None:
-            return found
-    for m in _GO_RECEIVER.finditer(prose):  # (*Conn).Read, net.(*Conn).Read
-        found = _resolve_written(m.group(0), names, "symbol")
-        if found is not None:
-            return found
-    for m in _TOKEN.finditer(prose):
-        token = m.group(0).rstrip(".:-/?+")
-        if token.startswith("<"):
-            continue  # a label such as <module>: read whole below, whatever its case
-        product = token.casefold() in lexicon().products
-        symbolic = bool(_SHAPED.search(token)) and not product
-        # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
-        # and then only as a full name or a class; a camel-case word ("writeBytes", "SpinPause") or a
-        # long unknown one ("handle") may also be a function's own name inside a longer label
-        camel = bool(_CAMEL.search(token)) and not product
-        plain_name = len(token) >= 6 and not lexicon().knows(token.casefold())
-        # one capital letter alone is a word ("What can I ignore?"), even where a profile has a function `i`
-        if symbolic or (token[:1].isupper() and len(token) > 1) or plain_name:
+            return replace(found, at=m.start())
+    for rx in (_GO_RECEIVER, _POSSESSIVE):  # (*Conn).Read, net.(*Conn).Read; SecureRandom's nextBytes
+        for m in rx.finditer(prose):
+            written = m.group(0) if rx is _GO_RECEIVER else f"{m.group(1)}.{m.group(2)}"
+            found = _resolve_written(written, names, "symbol", missing_ok=rx is _GO_RECEIVER)
+            if found is not None:
+                return replace(found, at=m.start())
+    for m in _BRACKETED.finditer(prose):  # [cppbench_server_main], [libpthread-2.15.so]
+        resolved = names.resolve(m.group(0), strict=True)
+        if resolved is not None:
+            return Subject("function", resolved, "label", at=m.start())
+    tokens = [(m.start(), m.group(0).rstrip(".:-/?+")) for m in _TOKEN.finditer(prose)]
+    tokens = [(at, t) for at, t in tokens if t and not t.startswith("<")]  # a label such as <module>: below
+    missing: Subject | None = None
+    for rank in range(3):  # symbol-shaped, then camel case or capitalised, then plain long words
+        for at, token in tokens:
+            product = token.casefold() in lexicon().products
+            symbolic = bool(_SHAPED.search(token)) and not product
+            camel = bool(_CAMEL.search(token)) and not product
+            capital = token[:1].isupper() and len(token) > 1
+            plain_name = plain and len(token) >= 6 and not lexicon().knows(token.casefold())
+            if product or (0 if symbolic else 1 if (camel or capital) else 2 if plain_name else 3) != rank:
+                continue
+            # a plain word counts when capitalised or long and unknown to the lexicon ("cudalaunchkernel"),
+            # and then only as a full name or a class; a camel-case word ("writeBytes", "SpinPause") or a
+            # long unknown one ("handle") may also be a function's own name inside a longer label
             found = _resolve_written(
                 token,
                 names,
                 "symbol",
-                missing_ok=symbolic,  # not camel case alone: "ncclAllReduce" typed in lower case would differ
+                missing_ok=False,
                 concept_ok=symbolic,
                 strict=not symbolic,
                 member_ok=camel or plain_name,
             )
-            if found is not None:
-                return found
-    for rx in (_ANGLE, _ADDRESS):
+            if found is not None and (rank < 2 or found.kind != "function" or _own_name(token, found.name)):
+                return replace(found, at=at)  # a plain word names a function, never its class ("snappy")
+            if symbolic and missing is None:
+                # not camel case alone: "ncclAllReduce" typed in lower case would differ
+                missing = _resolve_written(token, names, "symbol", concept_ok=False)
+                missing = replace(missing, at=at) if missing is not None else None
+    if missing is not None:
+        return missing
+    for rx in (_ANGLE, _ADDRESS, _BRACKETED):
         for m in rx.finditer(prose):
-            return _resolve_written(m.group(0), names, "label")
+            found = _resolve_written(m.group(0), names, "label")
+            return replace(found, at=m.start()) if found is not None else None
     return None
 
 
@@ -305,11 +332,11 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     dictionary look-up per word, whatever the number of functions.
     """
     lex = lexicon()
-    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    content = lex.content(tokens)  # Dutch description words read as English here, for whole words only
     described = names.names_resolver.describe(content).best if len(content) >= 2 else None
     if described is not None and described.score >= DESCRIBED:
         return described.name, 2  # whole words of one label ("the label values" -> (*Reader).LabelValues)
-    stems = {t[:6] for t in content}
+    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
     holders = {stem: names.parts.get(stem, ()) for stem in stems}
     scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
@@ -327,8 +354,7 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
 def group(tokens: list[str], names: Names, limit: int = 40, *, whole: bool = False) -> tuple[str, ...]:
     """Every function the question's content words describe equally well, heaviest first: "the
     detokenisation in total" is all of ``detokenizer.py``, not its biggest function."""
-    lex = lexicon()
-    content = [t for t in tokens if len(t) >= 4 and not lex.knows(t)]
+    content = lexicon().content(tokens)
     found = names.names_resolver.describe(content, limit=limit).candidates
     if not found:
         return ()
@@ -382,12 +408,23 @@ _NOT_REFERENT = {
     "machine", "server", "pod", "cluster", "process", "proces", "data", "question", "vraag", "time", "tijd",
     "memory", "geheugen", "is", "means", "mean",
 }  # fmt: skip
-_DEMONSTRATIVES = {"it", "that", "this", "dat", "die", "deze", "dit", "hem"}
+_DEMONSTRATIVES = {"it", "its", "that", "this", "dat", "die", "deze", "dit", "hem"}
 _DUTCH_TAIL = {
     "aan", "negeren", "overslaan", "doet", "doen", "eigenlijk", "uit", "weg", "ook", "zo", "precies", "dan",
     "nou", "eens", "allemaal", "hier", "daar", "wel", "niet", "nog", "zijn", "is", "in", "veilig", "gewoon",
     "kleiner", "smaller", "sneller", "faster", "lager", "lower", "down", "omlaag", "minder", "less",
 }  # fmt: skip
+
+
+_POINTERS = frozenset({"it", "its", "that", "this", "they", "them", "those", "these", "dat", "dit", "die", "deze", "ze"})
+
+
+def points(tokens: list[str]) -> bool:
+    """Does a ticket's question point at its context ("What are they?", "Is that our code?"), not at the
+    profile or the graph ("this profile")?"""
+    return any(
+        t in _POINTERS and (i + 1 == len(tokens) or tokens[i + 1] not in _NOT_REFERENT) for i, t in enumerate(tokens)
+    )
 
 
 def refers_back(tokens: list[str], found: Mapping[str, int]) -> bool:
@@ -402,6 +439,6 @@ def refers_back(tokens: list[str], found: Mapping[str, int]) -> bool:
         if t not in _DEMONSTRATIVES:
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if after == "" or (t in ("it", "hem") and after not in _NOT_REFERENT) or after in _DUTCH_TAIL:
+        if after == "" or (t in ("it", "hem") and after not in _NOT_REFERENT) or after in _DUTCH_TAIL or t == "its":
             return True
     return False
