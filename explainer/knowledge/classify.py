@@ -149,6 +149,9 @@ def entries() -> tuple[Entry, ...]:
     return (*table.exact.values(), *(e for _, e in table.regexes))
 
 
+_NODE_MARKER = re.compile(r":(\([a-z ]+\)):\d+")
+
+
 def candidates(name: str) -> list[str]:
     """The normalised forms of ``name`` to match: ``Foo > bar`` -> ``Foo.bar``, module path dropped,
     ``torch/nn/modules/module.py:1736 - _call_impl`` -> its function ``_call_impl``."""
@@ -159,6 +162,9 @@ def candidates(name: str) -> list[str]:
     sym = decode(name)
     if sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``: match the function
         return [*out, f"{sym.type}.{sym.member}" if sym.type else sym.member]
+    node = _NODE_MARKER.fullmatch(n)
+    if node:  # Node's ":(garbage collector):0", ":(idle):0": V8's markers with an empty file and line 0
+        return [*out, node.group(1)]
     if "::" in n or " " in n:
         return out
     parts = n.split(".")

@@ -171,8 +171,10 @@ def _read(
         subject = _implicit(tokens, text, found, names, context)
     if subject is None and background:
         subject = _lent(background, tokens, found, names, context, implicit=True)
-    if subject is not None and subject.at >= 0:
-        _direct(text, subject.at, found)
+    if subject is not None:
+        at = subject.at if subject.at >= 0 else _pronoun_at(text)  # "which code calls it?": where "it" stands
+        if at >= 0:
+            _direct(text, at, found)
     if subject is None and context.topic is not None and subjects.refers_back(tokens, found):
         subject = context.topic
     scores = _scores(set(found), subject)
@@ -236,8 +238,18 @@ _PASSIVE_BEFORE = re.compile(
     r"|\b(?:door|vanuit)\s+$"
 )
 _PASSIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:called|invoked|aangeroepen|reached|triggered)\b|^\S*\s+(?:\w+\s+){0,2}?(?:called|invoked)\s+(?:by|from)\b")
-_ACTIVE_BEFORE = re.compile(r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:the\s+|de\s+|het\s+)?$")
+_ACTIVE_BEFORE = re.compile(
+    r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
+)
 _ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept)\b")
+
+
+_PRONOUN = re.compile(r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I)
+
+
+def _pronoun_at(text: str) -> int:
+    found = list(_PRONOUN.finditer(text))
+    return found[-1].start() if found else -1
 
 
 def _direct(text: str, at: int, found: dict[str, int]) -> None:

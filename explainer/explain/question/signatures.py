@@ -71,6 +71,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("chain", 2.3, "why", "function_word", subject="function"),
     _s("chain", 1.5, "why"),
     _s("callers", 3.6, "callers"),
+    _s("callers", 3.8, "callers", "responsible"),  # "which callers are responsible for its samples"
     _s("callers", 3.1, "where", "where_from", subject="function"),  # "where is the arena created from"
     _s("callees", 3.4, "callees"),
     _s("callees", 3.0, "above_word", subject="function"),  # "what sits above X"

@@ -113,6 +113,7 @@ def _own_name(written: str, label: str) -> bool:
 DESCRIBED = 2.0  # two whole words of a label, or more: a description names that function
 
 _QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
+_MARKER = re.compile(r"\((?:idle|program|garbage collector|root|external|anonymous|unknown)\)", re.I)  # V8's markers
 _ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{3,16}(?:\.\.\.|…)?")
 _SEPARATED = re.compile(r"\b([A-Za-z_]\w*)\s+[>/]\s+([A-Za-z_<][\w<>]*)")
@@ -197,8 +198,8 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
             found = _resolve_written(written, names, "symbol", missing_ok=rx is _GO_RECEIVER)
             if found is not None:
                 return replace(found, at=m.start())
-    for m in _BRACKETED.finditer(prose):  # [cppbench_server_main], [libpthread-2.15.so]
-        resolved = names.resolve(m.group(0), strict=True)
+    for m in [*_BRACKETED.finditer(prose), *_MARKER.finditer(prose)]:  # [libpthread-2.15.so], (idle)
+        resolved = names.resolve(m.group(0), strict=True) or _marker(m.group(0), names)
         if resolved is not None:
             return Subject("function", resolved, "label", at=m.start())
     tokens = [(m.start(), m.group(0).rstrip(".:-/?+")) for m in _TOKEN.finditer(prose)]
@@ -238,6 +239,17 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
             found = _resolve_written(m.group(0), names, "label")
             return replace(found, at=m.start()) if found is not None else None
     return None
+
+
+def _marker(written: str, names: Names) -> str | None:
+    """A runtime marker written bare ("(idle)") names the label that is only that marker (``:(idle):0``)."""
+    key = written.casefold()
+    ids = [
+        i
+        for i, name in enumerate(names.index.names)
+        if names.present[i] and re.sub(r"^:|:\d+$", "", name.casefold()) == key
+    ]
+    return names.index.names[max(ids, key=lambda i: names.weight[i])] if ids else None
 
 
 def without_names(text: str, *, keep_quoted: bool) -> str:
