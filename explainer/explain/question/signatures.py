@@ -81,6 +81,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("meaning", 3.0, "whatis", subject="named"),
     _s("meaning", 2.6, _any("meaning", "whatis"), "label"),
     _s("meaning", 2.0, "meaning"),
+    _s("meaning", 3.2, "overview", subject="function"),  # "explain KafkaApis.handle to me": that function
     # numbers for one function or one category
     _s("function", 3.3, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
     _s("function", 4.3, "self", "total", subject="frame"),
