@@ -63,6 +63,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("self_vs_total", 3.5, "wide", "zero"),
     _s("self_vs_total", 3.0, "total", "meaning"),
     _s("self_vs_total", 1.8, "self"),
+    _s("self_vs_total", 2.6, "why", "wide", subject="function"),  # "why is Thread.run so wide": total holds its callees
     # one function's neighbourhood
     _s("chain", 3.5, "chain"),
     _s("chain", 3.7, "leads", subject="function"),  # "which code path leads into X"

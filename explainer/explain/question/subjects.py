@@ -125,6 +125,7 @@ _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.$]*)['’]s\s+([A-Za-z_]\w*)")  # Sec
 _FILE = re.compile(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
 _BRACKETED = re.compile(r"\[[\w.+-]{2,100}\]")  # a native frame as pprof writes it: [libpthread-2.15.so]
 _GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
+_NUMBERED_NAME = re.compile(r"[A-Za-z_]{3,}\d{1,3}")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SYMBOLIC = re.compile(r"[._:$]|\(\)|[a-z][A-Z]")
 _SHAPED = re.compile(r"[._:$]|\(\)")  # symbol-shaped in any case: named as a frame even when absent
@@ -209,7 +210,8 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
         for at, token in tokens:
             product = token.casefold() in lexicon().products
             symbolic = bool(_SHAPED.search(token)) and not product
-            camel = bool(_CAMEL.search(token)) and not product
+            # camel case, or letters ending in a number ("open0", "func1"): a name, whatever its length
+            camel = bool(_CAMEL.search(token) or _NUMBERED_NAME.fullmatch(token)) and not product
             capital = token[:1].isupper() and len(token) > 1
             plain_name = plain and len(token) >= 6 and not lexicon().knows(token.casefold())
             if product or (0 if symbolic else 1 if (camel or capital) else 2 if plain_name else 3) != rank:
