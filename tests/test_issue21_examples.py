@@ -71,7 +71,12 @@ BAZ = "fn:com/example/Something.funcBaz"
 # (profile, question, intent, subject label or "" for none)
 ISSUE = [
     # short names inside long labels, and Go's parents, closures and receivers
-    ("pyspy", "how much cpu does execute_model take", "function", "fn:vllm/v1/worker/gpu_model_runner.py:1234 - execute_model"),
+    (
+        "pyspy",
+        "how much cpu does execute_model take",
+        "function",
+        "fn:vllm/v1/worker/gpu_model_runner.py:1234 - execute_model",
+    ),
     ("perf-java", "how much time is in NioEventLoop.run", "function", CPU_JAVA),
     ("go", "how much cpu does handle take", "function", "fn:main.handle"),
     ("go", "what does handle.func1 call", "callees", "fn:main.handle.func1"),
@@ -93,7 +98,12 @@ ISSUE = [
     ("gpu", "what should I optimise first, and with which vLLM setting?", "optimise", ""),
     ("gpu", "how much does the KV cache reserve and what knob shrinks it", "category", "concept:kv-cache"),
     ("gpu", "hoeveel reserveert de KV cache en met welke knop maak ik dat kleiner?", "category", "concept:kv-cache"),
-    ("go-heap", "how much does newArena reserve and who calls it", "function", "fn:github.com/dgraph-io/badger/v2/skl.newArena"),
+    (
+        "go-heap",
+        "how much does newArena reserve and who calls it",
+        "function",
+        "fn:github.com/dgraph-io/badger/v2/skl.newArena",
+    ),
     # incidental words never take a question over
     ("loki", "where do all these allocations come from? it shows like this in grafana", "responsible", ""),
     ("go-cpu", "we lopen achter op schema; welke functie gebruikt de meeste cpu?", "most", ""),
@@ -103,19 +113,84 @@ ISSUE = [
 
 TICKETS = [
     # a ticket's context lends the subject its question points back at; its words never decide the intent
-    ("dotnet", "StackExchange.Redis PhysicalConnection.get_BridgeCouldBeNull shows 10% self. Which code calls it?", "callers", "fn:StackExchange.Redis!StackExchange.Redis.PhysicalConnection.get_BridgeCouldBeNull()"),
-    ("go-cpu", "The trie lookup findNodeAt appears at the top of every graph we take. Could you give its self and total figures?", "function", "fn:github.com/pyroscope-io/pyroscope/pkg/structs/transporttrie.(*trieNode).findNodeAt"),
-    ("cpu", "Latency regressed after we enabled streaming. How much CPU time does the scheduler take in this profile?", "function", "fn:Scheduler.schedule"),
-    ("kafka", "For capacity planning of the produce path: how much CPU does ReplicaManager.appendRecords take in total?", "function", "fn:kafka/server/ReplicaManager.appendRecords"),
-    ("java", "Our Java service shows a frame called no_Java_frame at 5% self. What does that frame represent?", "meaning", "fn:no_Java_frame"),
-    ("java", "During the incident the threads were mostly in Thread.sleep. Can this frame be disregarded when looking for CPU hot spots?", "skip", "fn:java/lang/Thread.sleep"),
-    ("java", "We have one sprint to reduce the CPU cost of this job. Which change would give the largest win?", "optimise", ""),
-    ("perf-java", "The Vert.x service was profiled with perf on the host. How much of the CPU is spent in the kernel rather than in Java code?", "category", "concept:kernel"),
-    ("go-heap", "Before we raise the memory limit, please confirm the total in-use heap captured in this profile.", "total", ""),
-    ("dotnet", "For the handoff I need to know which functions RedisCartStore.GetCartAsync calls.", "callees", "fn:cartservice!cartservice.cartstore.RedisCartStore.GetCartAsync(class System.String)"),
-    ("java", "The flame graph is dominated by com.example.Something. Which functions are called by funcBaz?", "callees", BAZ),
-    ("kafka", "Compression is suspected on the fetch path. How much CPU does reading the snappy input stream cost?", "function", "fn:org/xerial/snappy/SnappyInputStream.read"),
-    ("java", "Regex matching is slow. Please show the full call chain that leads to java.io.File.createTempFile.", "chain", "fn:java/io/File.createTempFile"),
+    (
+        "dotnet",
+        "StackExchange.Redis PhysicalConnection.get_BridgeCouldBeNull shows 10% self. Which code calls it?",
+        "callers",
+        "fn:StackExchange.Redis!StackExchange.Redis.PhysicalConnection.get_BridgeCouldBeNull()",
+    ),
+    (
+        "go-cpu",
+        "The trie lookup findNodeAt appears at the top of every graph we take. Could you give its self and total figures?",
+        "function",
+        "fn:github.com/pyroscope-io/pyroscope/pkg/structs/transporttrie.(*trieNode).findNodeAt",
+    ),
+    (
+        "cpu",
+        "Latency regressed after we enabled streaming. How much CPU time does the scheduler take in this profile?",
+        "function",
+        "fn:Scheduler.schedule",
+    ),
+    (
+        "kafka",
+        "For capacity planning of the produce path: how much CPU does ReplicaManager.appendRecords take in total?",
+        "function",
+        "fn:kafka/server/ReplicaManager.appendRecords",
+    ),
+    (
+        "java",
+        "Our Java service shows a frame called no_Java_frame at 5% self. What does that frame represent?",
+        "meaning",
+        "fn:no_Java_frame",
+    ),
+    (
+        "java",
+        "During the incident the threads were mostly in Thread.sleep. Can this frame be disregarded when looking for CPU hot spots?",
+        "skip",
+        "fn:java/lang/Thread.sleep",
+    ),
+    (
+        "java",
+        "We have one sprint to reduce the CPU cost of this job. Which change would give the largest win?",
+        "optimise",
+        "",
+    ),
+    (
+        "perf-java",
+        "The Vert.x service was profiled with perf on the host. How much of the CPU is spent in the kernel rather than in Java code?",
+        "category",
+        "concept:kernel",
+    ),
+    (
+        "go-heap",
+        "Before we raise the memory limit, please confirm the total in-use heap captured in this profile.",
+        "total",
+        "",
+    ),
+    (
+        "dotnet",
+        "For the handoff I need to know which functions RedisCartStore.GetCartAsync calls.",
+        "callees",
+        "fn:cartservice!cartservice.cartstore.RedisCartStore.GetCartAsync(class System.String)",
+    ),
+    (
+        "java",
+        "The flame graph is dominated by com.example.Something. Which functions are called by funcBaz?",
+        "callees",
+        BAZ,
+    ),
+    (
+        "kafka",
+        "Compression is suspected on the fetch path. How much CPU does reading the snappy input stream cost?",
+        "function",
+        "fn:org/xerial/snappy/SnappyInputStream.read",
+    ),
+    (
+        "java",
+        "Regex matching is slow. Please show the full call chain that leads to java.io.File.createTempFile.",
+        "chain",
+        "fn:java/io/File.createTempFile",
+    ),
     # callers against callees by where the name stands, in both languages and with a pronoun
     ("java", "Which functions call funcBaz?", "callers", BAZ),
     ("java", "who invokes funcBaz", "callers", BAZ),
@@ -126,15 +201,30 @@ TICKETS = [
     ("java", "welke functies roept funcBaz aan", "callees", BAZ),
     ("java", "welke functies worden door funcBaz aangeroepen", "callees", BAZ),
     ("java", "funcBaz is a hot method in our service. Which functions does it invoke?", "callees", BAZ),
-    ("dotnet", "The on-call engineer noticed ConsolePal.Write near the top of the flame graph in Grafana. Which code paths call into it?", "callers", "fn:System.Console!System.ConsolePal.Write(class Microsoft.Win32.SafeHandles.SafeFileHandle,unsigned int8*,int32,bool)"),
+    (
+        "dotnet",
+        "The on-call engineer noticed ConsolePal.Write near the top of the flame graph in Grafana. Which code paths call into it?",
+        "callers",
+        "fn:System.Console!System.ConsolePal.Write(class Microsoft.Win32.SafeHandles.SafeFileHandle,unsigned int8*,int32,bool)",
+    ),
     # names as each runtime writes them
     ("node", "who calls bikeSearchHandler", "callers", "fn:./build/index.js:bikeSearchHandler:26"),
     ("node", "wie roept carSearchHandler in index.ts aan", "callers", "fn:./index.ts:carSearchHandler:31"),
     ("node", "is (idle) something i should care about or can i skip it", "skip", "fn::(idle):0"),
-    ("ruby", "The Ruby driver service is slow on request parsing. Where is parse_uri called from?", "callers", "fn:webrick/httprequest.rb:500 - parse_uri"),
+    (
+        "ruby",
+        "The Ruby driver service is slow on request parsing. Where is parse_uri called from?",
+        "callers",
+        "fn:webrick/httprequest.rb:500 - parse_uri",
+    ),
     ("cpp", "wat is [libpthread-2.15.so] hier", "meaning", "fn:[libpthread-2.15.so]"),
     ("java", "Which functions call SecureRandom's nextBytes?", "callers", "fn:java/security/SecureRandom.nextBytes"),
-    ("kafka", "hoeveel tijd kost het afhandelen van produce requests?", "function", "fn:kafka/server/KafkaApis.handleProduceRequest"),
+    (
+        "kafka",
+        "hoeveel tijd kost het afhandelen van produce requests?",
+        "function",
+        "fn:kafka/server/KafkaApis.handleProduceRequest",
+    ),
 ]
 
 

@@ -96,10 +96,60 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
 
 
 _ASKING = frozenset(
-    "what whats which who whom whose where wheres how hows why is are was were does do did can could should would "
-    "will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom is zijn kan kun kunt moet "
-    "mag doet doen geef toon laat noem leg vertel".split()
-)
+    {
+        "what",
+        "whats",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "wheres",
+        "how",
+        "hows",
+        "why",
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "tell",
+        "show",
+        "list",
+        "give",
+        "explain",
+        "find",
+        "welke",
+        "welk",
+        "wat",
+        "wie",
+        "waar",
+        "hoe",
+        "hoeveel",
+        "waarom",
+        "zijn",
+        "kan",
+        "kun",
+        "kunt",
+        "moet",
+        "mag",
+        "doet",
+        "doen",
+        "geef",
+        "toon",
+        "laat",
+        "noem",
+        "leg",
+        "vertel",
+    }
+)  # fmt: skip
 _ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
 
 
@@ -150,9 +200,7 @@ def split_context(text: str) -> tuple[str, str]:
     return head, focus
 
 
-def _read(
-    text: str, names: Names, context: Context, *, lang_text: str, background: str = ""
-) -> Question:
+def _read(text: str, names: Names, context: Context, *, lang_text: str, background: str = "") -> Question:
     lex = lexicon()
     explicit = subjects.explicit(text, names)
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
@@ -237,14 +285,18 @@ _PASSIVE_BEFORE = re.compile(
     r"\b(?:called|invoked|used|reached|aangeroepen|gebruikt)\s+(?:by|from|door|vanuit)\s+(?:the\s+|de\s+|het\s+)?$"
     r"|\b(?:door|vanuit)\s+$"
 )
-_PASSIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:called|invoked|aangeroepen|reached|triggered)\b|^\S*\s+(?:\w+\s+){0,2}?(?:called|invoked)\s+(?:by|from)\b")
+_PASSIVE_AFTER = re.compile(
+    r"^\S*\s+(?:\w+\s+){0,3}?(?:called|invoked|aangeroepen|reached|triggered)\b|^\S*\s+(?:\w+\s+){0,2}?(?:called|invoked)\s+(?:by|from)\b"
+)
 _ACTIVE_BEFORE = re.compile(
     r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
 )
 _ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept)\b")
 
 
-_PRONOUN = re.compile(r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I)
+_PRONOUN = re.compile(
+    r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I
+)
 
 
 def _pronoun_at(text: str) -> int:

@@ -430,7 +430,9 @@ _DUTCH_TAIL = {
 }  # fmt: skip
 
 
-_POINTERS = frozenset({"it", "its", "that", "this", "they", "them", "those", "these", "dat", "dit", "die", "deze", "ze"})
+_POINTERS = frozenset(
+    {"it", "its", "that", "this", "they", "them", "those", "these", "dat", "dit", "die", "deze", "ze"}
+)
 
 
 def points(tokens: list[str]) -> bool:
