@@ -95,61 +95,18 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     return _read_text(text, names, context, lang_text=text)
 
 
-_ASKING = frozenset(
-    {
-        "what",
-        "whats",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "where",
-        "wheres",
-        "how",
-        "hows",
-        "why",
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "tell",
-        "show",
-        "list",
-        "give",
-        "explain",
-        "find",
-        "welke",
-        "welk",
-        "wat",
-        "wie",
-        "waar",
-        "hoe",
-        "hoeveel",
-        "waarom",
-        "zijn",
-        "kan",
-        "kun",
-        "kunt",
-        "moet",
-        "mag",
-        "doet",
-        "doen",
-        "geef",
-        "toon",
-        "laat",
-        "noem",
-        "leg",
-        "vertel",
-    }
-)  # fmt: skip
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# the first word of a part of a compound question that asks something
+_ASKING = _word_set(
+    (
+        "what whats which who whom whose where wheres how hows why is are was were does do did can could "
+        "should would will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom zijn "
+        "kan kun kunt moet mag doet doen geef toon laat noem leg vertel "
+    )
+)
 _ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
 
 
