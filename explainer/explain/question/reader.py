@@ -101,11 +101,9 @@ def _word_set(text: str) -> frozenset[str]:
 
 # the first word of a part of a compound question that asks something
 _ASKING = _word_set(
-    (
-        "what whats which who whom whose where wheres how hows why is are was were does do did can could "
-        "should would will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom zijn "
-        "kan kun kunt moet mag doet doen geef toon laat noem leg vertel "
-    )
+    "what whats which who whom whose where wheres how hows why is are was were does do did can could "
+    "should would will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom zijn "
+    "kan kun kunt moet mag doet doen geef toon laat noem leg vertel "
 )
 _ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
 
