@@ -81,7 +81,14 @@ class Lexicon:
                 found.update(self.near.get(variant, ()))
                 if variant in self.vocabulary:
                     found.add(variant)
-            found = {w for w in found if _one_edit(token, w) and (len(w) == len(token) or min(len(w), len(token)) >= 7)}
+            # a swap at any length; a letter missing or doubled only in long words; a letter changed only in very
+            # long ones: "weten" is not "keten", "knows" not "knobs", "while" not "whole"
+            found = {
+                w
+                for w in found
+                if _one_edit(token, w)
+                and (_swapped(token, w) or (len(w) != len(token) and min(len(w), len(token)) >= 7) or len(token) >= 9)
+            }
         return found.pop() if len(found) == 1 else token
 
     def phrase_concept(self, ws: list[str]) -> str | None:
@@ -182,6 +189,14 @@ def lexicon() -> Lexicon:
 
 def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _swapped(a: str, b: str) -> bool:
+    """``b`` is ``a`` with two neighbouring letters swapped ("memroy" -> "memory")."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def _one_edit(a: str, b: str) -> bool:

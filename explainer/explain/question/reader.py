@@ -90,7 +90,8 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
         readings = [_read_text(part, names, context, lang_text=text) for part in parts]
         asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
         asking = all(_asks(part, listed=":" in parts[0]) for part in parts)
-        if asking and all(r.intent not in ("unknown", "help") for r in readings) and len(asked) == len(readings):
+        sure = all(r.intent not in ("unknown", "help") and r.score >= FOLLOW_UP_SCORE for r in readings)
+        if asking and sure and len(asked) == len(readings):
             return replace(readings[0], text=text)
     return _read_text(text, names, context, lang_text=text)
 
@@ -246,7 +247,8 @@ _PASSIVE_AFTER = re.compile(
 _ACTIVE_BEFORE = re.compile(
     r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
 )
-_ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept)\b")
+_ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
+_PLURAL_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
 _PRONOUN = re.compile(
@@ -272,10 +274,11 @@ def _direct(text: str, at: int, found: dict[str, int]) -> None:
         assert active is not None
         singular = active.group(0).startswith("roept") and not re.search(r"\bwie\s+roept\s*$", before)
         way = "callees" if singular else "callers"  # "welke functies roept X aan": X calls them
-    elif _PASSIVE_AFTER.search(after):
+    elif _PASSIVE_AFTER.search(after) or _PLURAL_AFTER.search(after):
         way = "callers"
     elif _ACTIVE_AFTER.search(after):
-        way = "callees"
+        # "what does X call", "welke functies X aanroept"; but "wie X aanroept" is who calls X
+        way = "callers" if re.search(r"\bwie\s+(?:\S+\s+)?$", before) else "callees"
     else:
         return
     found.pop("callers", None)
