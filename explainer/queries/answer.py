@@ -19,6 +19,7 @@ from explainer.analysis.functions import TopRow, top
 from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.queries import records as q
+from explainer.queries.chains import asked_by, chains_to_top, common_prefix
 from explainer.queries.records import Verdict
 from explainer.reading import Reading
 from explainer.symbols import clean
@@ -334,7 +335,8 @@ def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
     start = reading.start
     diff = None
     if query.baseline is not None:
-        diff = diff_profiles(query.baseline, s.profile)
+        diff = diff_profiles(query.baseline, s.profile, query.floor)
+    chains = chains_to_top(reading, min(query.top, 3)) if s.total else ()
     return q.HandoffResult(
         *_base(reading),
         resource=reading.resource,
@@ -352,4 +354,9 @@ def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
         categories=reading.categories,
         sites=reading.sites,
         diff=diff,
+        covered=lst.covered,
+        asked_by=asked_by(reading, query.top),
+        chains=chains,
+        common=common_prefix(chains),
+        runtime=reading.runtime,
     )

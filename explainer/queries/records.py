@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from explainer.analysis.diff import Diff
+from explainer.analysis.chain import Chain, ChainStep
+from explainer.analysis.diff import Diff, NoiseFloor
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
 from explainer.reading import Ignorable, Role, Start
@@ -108,10 +109,11 @@ class Compare:
 
 @dataclass(frozen=True, eq=False)
 class Handoff:
-    """The on-call handoff: the facts both the chat's short view and the report render."""
+    """The on-call handoff: the facts the one handoff writer renders for the report and the chat."""
 
     top: int = 5
     baseline: Profile | None = None
+    floor: NoiseFloor | None = None  # the diff's noise floor (the default one when None)
 
 
 Query = (
@@ -348,6 +350,11 @@ class HandoffResult(Base):
     categories: tuple[CategoryShare, ...]
     sites: tuple[Site, ...]
     diff: Diff | None = field(default=None)
+    covered: int = 0  # the consumers' self together
+    asked_by: tuple[Site, ...] = ()  # the allocation sites to name: only when a top consumer is the allocator
+    chains: tuple[Chain, ...] = ()  # the heaviest chain to each top consumer (to its sites when an allocator)
+    common: tuple[ChainStep, ...] = ()  # the entry frames every one of ``chains`` starts with
+    runtime: str = ""  # the profile's runtime ("" unknown or mixed), to decode a frame's label with
 
     @property
     def subject(self) -> str | None:
