@@ -12,9 +12,11 @@ from explainer.analysis.summary import summarize
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.errors import NoSuchFunctionError
 from explainer.queries import (
+    Breakdown,
     CategoryQuery,
     ChainTo,
     Compare,
+    Group,
     Handoff,
     Knob,
     Meaning,
@@ -58,6 +60,8 @@ def _every_query(name: str) -> list[Query]:
         ChainTo(name),
         Neighbours(name),
         CategoryQuery("kv-cache"),
+        Breakdown(),
+        Group((name,)),
         UnresolvedShare(),
         Knob(name),
         Meaning(name),
@@ -81,6 +85,24 @@ def test_every_query_has_a_typed_answer_in_the_profiles_unit(reading: object) ->
         assert (result.unit, result.total) == (reading.summary.unit, reading.summary.total)
         kinds.add(type(result))
     assert len(kinds) == len(q.Result.__args__)
+
+
+@pytest.mark.parametrize("reading", [GPU, CPU, ALLOC], ids=["gpu", "cpu", "allocator"])
+def test_a_category_has_one_number_whoever_asks(reading: object) -> None:
+    """The breakdown and a category's own answer count a concept alike (GC by every stack holding a GC
+    frame, memory by attribution), and a group of one function holds that function's total."""
+    from explainer.reading import Reading
+
+    assert isinstance(reading, Reading) and reading.biggest is not None
+    for share in answer(reading, Breakdown()).shares:
+        one = answer(reading, CategoryQuery(share.concept))
+        assert one.value == share.value, (share.concept, one.how, share.how)
+        assert all(f.total <= reading.summary.total for f in one.frames)
+    unresolved = answer(reading, CategoryQuery("unresolved"))
+    assert unresolved.value == pytest.approx(reading.summary.unresolved_share * reading.summary.total)
+    name = reading.biggest.name
+    group = answer(reading, Group((name, "NotInThisProfile.at_all")))
+    assert [f.name for f in group.members] == [name] and group.value == group.members[0].total
 
 
 def test_self_and_total_follow_pprof_and_name_a_present_function() -> None:

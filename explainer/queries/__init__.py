@@ -4,9 +4,11 @@ to its typed result. Surfaces render results; they never derive an answer themse
 
 from explainer.queries.answer import answer
 from explainer.queries.records import (
+    Breakdown,
     CategoryQuery,
     ChainTo,
     Compare,
+    Group,
     Handoff,
     Knob,
     Meaning,
@@ -23,9 +25,11 @@ from explainer.queries.records import (
 )
 
 __all__ = [
+    "Breakdown",
     "CategoryQuery",
     "ChainTo",
     "Compare",
+    "Group",
     "Handoff",
     "Knob",
     "Meaning",

@@ -7,6 +7,7 @@ of its own, so no two can disagree.
 
 from __future__ import annotations
 
+import itertools
 from functools import singledispatch
 from typing import overload
 
@@ -19,6 +20,7 @@ from explainer.analysis.functions import TopRow, top
 from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.queries import records as q
+from explainer.queries import shares
 from explainer.queries.chains import asked_by, chains_to_top, common_prefix
 from explainer.queries.records import Verdict
 from explainer.reading import Reading
@@ -41,6 +43,10 @@ def answer(reading: Reading, query: q.ChainTo) -> q.ChainResult: ...
 def answer(reading: Reading, query: q.Neighbours) -> q.NeighboursResult: ...
 @overload
 def answer(reading: Reading, query: q.CategoryQuery) -> q.CategoryResult: ...
+@overload
+def answer(reading: Reading, query: q.Breakdown) -> q.BreakdownResult: ...
+@overload
+def answer(reading: Reading, query: q.Group) -> q.GroupResult: ...
 @overload
 def answer(reading: Reading, query: q.UnresolvedShare) -> q.UnresolvedResult: ...
 @overload
@@ -201,6 +207,14 @@ def _chain(query: q.ChainTo, reading: Reading) -> q.Result:
     if chain is None:
         raise NoSuchFunctionError("this profile has no samples to follow")
     walked = steps(reading, chain)
+    narrows = next(
+        (
+            i
+            for i, (prev, step) in enumerate(itertools.pairwise(walked), 1)
+            if step.total < prev.total and prev.total - step.total >= SMALL_SHARE * reading.summary.total
+        ),
+        None,
+    )
     asked_by = None
     if reading.role(chain.target) != "app":
         asked_by = next((s for s in reversed(walked[:-1]) if s.role == "app"), None)
@@ -211,6 +225,7 @@ def _chain(query: q.ChainTo, reading: Reading) -> q.Result:
         target_total=chain.target_total,
         steps=walked,
         asked_by=asked_by,
+        narrows=narrows,
     )
 
 
@@ -230,22 +245,45 @@ def _neighbours(query: q.Neighbours, reading: Reading) -> q.Result:
 
 @_answer.register
 def _category(query: q.CategoryQuery, reading: Reading) -> q.Result:
-    share = next((c for c in reading.categories if c.category == query.category), None)
-    value: int | None = share.self if share is not None else None
-    if value is None and reading.kind != "bytes":
-        value = reading.self_by_category.get(query.category)
-    example = next((s.name for s in reading.sites if s.category == query.category), None)
+    concept = query.category
+    counted = shares.share(reading, concept)
+    by_self: tuple[q.Fn, ...] = ()
+    if counted.how == "self":
+        rows = reading.summary.top_self.rows
+        by_self = tuple(fn(reading, r) for r in rows if knowledge.classify(r.name) == concept)[:5]
+    sites = tuple(s for s in reading.sites if s.category == concept)
+    example = sites[0].name if sites else None
     if example is None:
-        example = next(
-            (r.name for r in reading.summary.top_self.rows if knowledge.classify(r.name) == query.category), None
-        )
+        example = next((r.name for r in reading.summary.top_self.rows if knowledge.classify(r.name) == concept), None)
     return q.CategoryResult(
         *_base(reading),
-        category=query.category,
-        label=knowledge.label(query.category),
-        value=value,
+        category=concept,
+        label=knowledge.label(concept),
+        value=counted.value,
+        how=counted.how,
+        frames=tuple(function(reading, name) for name in counted.frames),
+        by_self=by_self,
+        sites=sites[:3] if counted.how == "attributed" else (),
         example=example,
     )
+
+
+@_answer.register
+def _breakdown(query: q.Breakdown, reading: Reading) -> q.Result:
+    return q.BreakdownResult(*_base(reading), shares=tuple(shares.breakdown(reading)))
+
+
+@_answer.register
+def _group(query: q.Group, reading: Reading) -> q.Result:
+    profile, stats = reading.summary.profile, reading.summary.stats
+    ids = [fid for fid in (profile.function_id(n) for n in query.names) if fid is not None]
+    marked = np.zeros(len(profile.names), dtype=bool)
+    marked[ids] = True
+    members = []
+    for fid in sorted(ids, key=lambda fid: -int(stats.total_values[fid])):
+        s, t = stats.of(fid)
+        members.append(q.Fn(profile.names[fid], s, t, reading.role(profile.names[fid])))
+    return q.GroupResult(*_base(reading), value=shares.stacks_holding(profile, marked), members=tuple(members))
 
 
 @_answer.register
@@ -273,7 +311,7 @@ def _meaning(query: q.Meaning, reading: Reading) -> q.Result:
 @_answer.register
 def _skip(query: q.Skip, reading: Reading) -> q.Result:
     if query.name is None:
-        return q.SkipResult(*_base(reading), ignorable=reading.ignorable)
+        return q.SkipResult(*_base(reading), ignorable=reading.ignorable, small=small(reading))
     f = function(reading, query.name)
     start = reading.start
     reason = ""

@@ -70,6 +70,18 @@ class CategoryQuery:
 
 
 @dataclass(frozen=True)
+class Breakdown:
+    """The profile split by category, each counted as :class:`CategoryQuery` counts it."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of functions (exact labels, resolved beforehand): their value, each stack once."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UnresolvedShare:
     """How much of the total ends in raw addresses."""
 
@@ -124,6 +136,8 @@ Query = (
     | ChainTo
     | Neighbours
     | CategoryQuery
+    | Breakdown
+    | Group
     | UnresolvedShare
     | Knob
     | Meaning
@@ -134,6 +148,7 @@ Query = (
 )
 
 Verdict = Literal["skip", "pass-through", "keep"]  # noise / zero self, only passes calls on / a cause
+ShareHow = Literal["leaf", "stacks", "attributed", "self"]
 
 # -- the facts -------------------------------------------------------------------------------
 
@@ -157,6 +172,18 @@ class Step:
     self: int
     total: int
     role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """A concept's one number: ``how`` says how it is counted: ``leaf`` (unresolved: the stacks ending in
+    a raw address), ``stacks`` (a runtime kind: every stack holding one of its frames, whole),
+    ``attributed`` (a memory category, by the code that asked), ``self`` (the kind's frames' self)."""
+
+    concept: str
+    value: int  # in the profile's unit
+    how: ShareHow
+    frames: tuple[str, ...] = ()  # the heaviest frames of the kind, by total, for the answer to name
 
 
 @dataclass(frozen=True)
@@ -233,6 +260,7 @@ class ChainResult(Base):
     target_total: int
     steps: tuple[Step, ...]
     asked_by: Step | None  # the nearest application frame below a runtime target
+    narrows: int | None = None  # the first step whose total is under its caller's by 1% of the total or more
 
     @property
     def subject(self) -> str:
@@ -254,12 +282,35 @@ class NeighboursResult(Base):
 class CategoryResult(Base):
     category: str
     label: str
-    value: int | None  # None: the profile's unit has no such breakdown (only memory is attributed)
+    value: int  # counted as ``how`` says (:class:`Share`)
+    how: ShareHow
+    frames: tuple[Fn, ...]  # ``leaf`` and ``stacks``: the kind's heaviest frames, by total
+    by_self: tuple[Fn, ...]  # ``self``: the kind's biggest frames among the top by self
+    sites: tuple[Site, ...]  # ``attributed``: where it is allocated (the application frames that asked)
     example: str | None  # a frame of that category
 
     @property
     def subject(self) -> str | None:
         return self.example
+
+
+@dataclass(frozen=True)
+class BreakdownResult(Base):
+    shares: tuple[Share, ...]  # every concept with a value, heaviest first
+
+    @property
+    def subject(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class GroupResult(Base):
+    value: int  # every stack through at least one member, once
+    members: tuple[Fn, ...]  # present members, the heaviest total first
+
+    @property
+    def subject(self) -> str | None:
+        return self.members[0].name if self.members else None
 
 
 @dataclass(frozen=True)
@@ -298,6 +349,7 @@ class SkipResult(Base):
     name: str | None = None
     verdict: Verdict | None = None  # for ``Skip(name)``
     reason: str = ""  # why not: "responsible", "start", "consumer" (has self)
+    small: tuple[int, int] = (0, 0)  # for ``Skip()``: (how many functions, their self together) under 1% each
 
     @property
     def subject(self) -> str | None:
@@ -369,6 +421,8 @@ Result = (
     | ChainResult
     | NeighboursResult
     | CategoryResult
+    | BreakdownResult
+    | GroupResult
     | UnresolvedResult
     | KnobResult
     | MeaningResult
