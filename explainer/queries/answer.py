@@ -8,6 +8,7 @@ of its own, so no two can disagree.
 from __future__ import annotations
 
 import itertools
+import weakref
 from functools import singledispatch
 from typing import overload
 
@@ -15,10 +16,11 @@ import numpy as np
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, heaviest_chain
-from explainer.analysis.diff import diff_profiles
+from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
 from explainer.analysis.functions import TopRow, top
 from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
+from explainer.model import Profile
 from explainer.queries import records as q
 from explainer.queries import shares
 from explainer.queries.chains import asked_by, chains_to_top, common_prefix
@@ -47,6 +49,8 @@ def answer(reading: Reading, query: q.CategoryQuery) -> q.CategoryResult: ...
 def answer(reading: Reading, query: q.Breakdown) -> q.BreakdownResult: ...
 @overload
 def answer(reading: Reading, query: q.Group) -> q.GroupResult: ...
+@overload
+def answer(reading: Reading, query: q.Own) -> q.OwnResult: ...
 @overload
 def answer(reading: Reading, query: q.UnresolvedShare) -> q.UnresolvedResult: ...
 @overload
@@ -286,6 +290,25 @@ def _group(query: q.Group, reading: Reading) -> q.Result:
     return q.GroupResult(*_base(reading), value=shares.stacks_holding(profile, marked), members=tuple(members))
 
 
+OWN_SCAN = 500  # the heaviest functions by self looked at: the own-code rows are among them
+
+
+@_answer.register
+def _own(query: q.Own, reading: Reading) -> q.Result:
+    profile, values = reading.summary.profile, reading.summary.stats.self_values
+    rows: list[q.Fn] = []
+    for fid in np.argsort(-values, kind="stable")[:OWN_SCAN].tolist():
+        if values[fid] <= 0 or len(rows) >= query.limit:
+            break
+        name = profile.names[fid]
+        if reading.role(name) != "app":
+            continue
+        if query.language is not None and reading.symbol(name).language != query.language:
+            continue
+        rows.append(function(reading, name))
+    return q.OwnResult(*_base(reading), rows=tuple(rows), biggest=_biggest(reading))
+
+
 @_answer.register
 def _unresolved(query: q.UnresolvedShare, reading: Reading) -> q.Result:
     ign = reading.ignorable
@@ -334,6 +357,7 @@ def _skip(query: q.Skip, reading: Reading) -> q.Result:
         name=f.name,
         verdict=verdict,
         reason=reason,
+        function=f,
     )
 
 
@@ -355,12 +379,27 @@ def _overview(query: q.Overview, reading: Reading) -> q.Result:
     )
 
 
+# profile -> baseline -> its diff (default noise floor): the chat's comparison, its handoff and the
+# model's facts ask for the same one; profiles are immutable, and a diff lives as long as both do
+_DIFFS: weakref.WeakKeyDictionary[Profile, weakref.WeakKeyDictionary[Profile, Diff]] = weakref.WeakKeyDictionary()
+
+
+def diff_of(baseline: Profile, profile: Profile, floor: NoiseFloor | None = None) -> Diff:
+    """``diff_profiles(baseline, profile, floor)``, made once per pair for the default floor."""
+    if floor is not None:
+        return diff_profiles(baseline, profile, floor)
+    known = _DIFFS.setdefault(profile, weakref.WeakKeyDictionary())
+    if baseline not in known:
+        known[baseline] = diff_profiles(baseline, profile)
+    return known[baseline]
+
+
 @_answer.register
 def _compare(query: q.Compare, reading: Reading) -> q.Result:
     if query.baseline is None:
         return q.CompareResult(*_base(reading), diff=None, reason=None)
     try:
-        diff = diff_profiles(query.baseline, reading.summary.profile)
+        diff = diff_of(query.baseline, reading.summary.profile)
     except AnalysisError as exc:
         return q.CompareResult(*_base(reading), diff=None, reason=str(exc))
     return q.CompareResult(*_base(reading), diff=diff, reason=None)
@@ -373,7 +412,7 @@ def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
     start = reading.start
     diff = None
     if query.baseline is not None:
-        diff = diff_profiles(query.baseline, s.profile, query.floor)
+        diff = diff_of(query.baseline, s.profile, query.floor)
     chains = chains_to_top(reading, min(query.top, 3)) if s.total else ()
     return q.HandoffResult(
         *_base(reading),

@@ -82,6 +82,14 @@ class Group:
 
 
 @dataclass(frozen=True)
+class Own:
+    """What uses the most among the application's own frames (of one language when ``language`` is given)."""
+
+    language: str | None = None
+    limit: int = 5
+
+
+@dataclass(frozen=True)
 class UnresolvedShare:
     """How much of the total ends in raw addresses."""
 
@@ -138,6 +146,7 @@ Query = (
     | CategoryQuery
     | Breakdown
     | Group
+    | Own
     | UnresolvedShare
     | Knob
     | Meaning
@@ -304,6 +313,16 @@ class BreakdownResult(Base):
 
 
 @dataclass(frozen=True)
+class OwnResult(Base):
+    rows: tuple[Fn, ...]  # application frames with self, the biggest first
+    biggest: Fn | None  # the biggest consumer over the whole profile
+
+    @property
+    def subject(self) -> str | None:
+        return self.rows[0].name if self.rows else None
+
+
+@dataclass(frozen=True)
 class GroupResult(Base):
     value: int  # every stack through at least one member, once
     members: tuple[Fn, ...]  # present members, the heaviest total first
@@ -349,6 +368,7 @@ class SkipResult(Base):
     name: str | None = None
     verdict: Verdict | None = None  # for ``Skip(name)``
     reason: str = ""  # why not: "responsible", "start", "consumer" (has self)
+    function: Fn | None = None  # for ``Skip(name)``: its numbers
     small: tuple[int, int] = (0, 0)  # for ``Skip()``: (how many functions, their self together) under 1% each
 
     @property
@@ -423,6 +443,7 @@ Result = (
     | CategoryResult
     | BreakdownResult
     | GroupResult
+    | OwnResult
     | UnresolvedResult
     | KnobResult
     | MeaningResult

@@ -179,7 +179,8 @@ def meaning(w: Writer, concept: str) -> str | None:
 def skip_one(w: Writer, fid: int) -> str | None:
     ctx = w.ctx
     result = answer(ctx.reading, Skip(ctx.profile.names[fid]))
-    name, s, t = result.name or "", *ctx.of(fid)
+    assert result.function is not None  # asked about one function
+    name, s, t = result.function.name, result.function.self, result.function.total
     if result.reason == "responsible":
         text = w.t(
             "**No, do not skip {name}**: it is the most responsible frame, {total} in total, the first bar that "

@@ -7,7 +7,7 @@ from explainer import markdown, units
 from explainer.analysis.diff import Diff
 from explainer.explain.answers import handoff as written
 from explainer.explain.answers.writer import Writer
-from explainer.queries import Handoff, Overview, answer
+from explainer.queries import Compare, Handoff, Overview, answer
 
 
 def overview(w: Writer) -> str | None:
@@ -129,7 +129,8 @@ class ChatPen:
 def handoff(w: Writer) -> str | None:
     """The chat's handoff: the report's own sections (:func:`written.brief`), from the same facts."""
     ctx = w.ctx
-    baseline = ctx.baseline if isinstance(ctx.diff, Diff) else None  # one that cannot be compared is left out
+    compared = answer(ctx.reading, Compare(ctx.baseline))
+    baseline = ctx.baseline if compared.diff is not None else None  # one that cannot be compared is left out
     result = answer(ctx.reading, Handoff(top=3, baseline=baseline))
     w.add(w.t("### On-call handoff"), "")
     w.add(*written.brief(ChatPen(w), result))
@@ -140,8 +141,9 @@ def handoff(w: Writer) -> str | None:
 
 
 def compare(w: Writer) -> str | None:
-    diff = w.ctx.diff
-    if diff is None:
+    result = answer(w.ctx.reading, Compare(w.ctx.baseline))
+    diff = result.diff
+    if diff is None and result.reason is None:
         w.add(
             w.t("To say what changed I need a second profile to compare with, and none is loaded."),
             "",
@@ -152,8 +154,8 @@ def compare(w: Writer) -> str | None:
             ),
         )
         return None
-    if isinstance(diff, str):
-        w.add(w.t("These two profiles cannot be compared: {reason}", reason=w.text(diff)))
+    if diff is None:
+        w.add(w.t("These two profiles cannot be compared: {reason}", reason=w.text(result.reason or "")))
         return None
     delta = diff.total_after - diff.total_before
     values = {"before": w.v(diff.total_before), "after": w.v(diff.total_after)}
