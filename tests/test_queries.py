@@ -161,3 +161,35 @@ def test_compare_says_why_two_profiles_cannot_be_compared() -> None:
     assert result.diff is None and result.reason
     same = answer(GPU, Compare(demo_profile()))
     assert same.diff is not None and same.diff.total_after == GPU.summary.total
+
+
+def test_own_code_is_read_with_the_profiles_runtime() -> None:
+    """A Go method is Go code, not a Python function written alike (``pkg.Foo.bar``)."""
+    go = read(
+        summarize(
+            profile_of(
+                {
+                    "runtime.main;main.main;pkg.Foo.bar;runtime.mallocgc": 70,
+                    "runtime.main;main.main;net/http.(*conn).serve;pkg.Foo.bar": 30,
+                },
+                unit="nanoseconds",
+                sample_type="cpu",
+            )
+        )
+    )
+    own = answer(go, Own("go"))
+    assert [f.name for f in own.rows] == ["pkg.Foo.bar"] and own.biggest is not None
+    assert own.biggest.name == "runtime.mallocgc"
+    assert answer(go, Own("python")).rows == ()
+
+
+def test_a_comparison_is_made_once_and_shared() -> None:
+    """The chat's comparison, its handoff and the model's facts read one diff per pair of profiles."""
+    from explainer.explain.context import ProfileContext
+
+    baseline = demo_cpu_profile()
+    first = answer(CPU, Compare(baseline)).diff
+    assert first is not None and answer(CPU, Compare(baseline)).diff is first
+    assert answer(CPU, Handoff(baseline=baseline)).diff is first
+    assert ProfileContext(CPU.summary.profile, baseline=baseline, summary=CPU.summary).diff is first
+    assert answer(GPU, Compare(baseline)).reason  # bytes against time: a sentence, not a diff

@@ -19,8 +19,8 @@ from pyspy_vllm import pyspy_vllm_profile
 from conftest import REAL
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.explain import Conversation, LlmSettings
-from explainer.queries import shares
 from explainer.model import Profile, ProfileBuilder, SampleType
+from explainer.queries import shares
 from explainer.readers import read_path
 
 JAVA = REAL / "flamegraph_cddl-unclear" / "perf-java-stacks-01-collapsed-all.txt"

@@ -1,7 +1,8 @@
-"""Pieces of the handoff report that are not sections: names, labels, chains, knowledge look-ups.
+"""Pieces of the handoff report that are not sections: its title, labels, Grafana and peak lines,
+the model summary's status, and :class:`Plain`, the pen the report writes the shared sections with.
 
-Which frame is responsible, where to start and what role a frame plays come from the shared
-:class:`~explainer.reading.Reading`, so the report names the same frames as the chat.
+The sections the chat shows too (headline, consumers, chains, what can be ignored, next steps) are
+:mod:`explainer.explain.answers.handoff`'s, written from the ``Handoff`` query's facts.
 """
 
 from __future__ import annotations

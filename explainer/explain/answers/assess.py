@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from explainer import knowledge
 from explainer.explain.answers.writer import Writer
-from explainer.queries import CategoryQuery, answer
+from explainer.queries import CategoryQuery, Most, answer
 from explainer.queries.records import CategoryResult
 
 UNRESOLVED_HIGH = 0.10  # above this share of raw addresses, names are missing where they matter
@@ -77,7 +77,7 @@ def assess(w: Writer) -> str | None:
             )
         elif kernel.value:
             expected.append(w.t("The kernel holds {value}, usual for a program doing I/O.", value=w.vp(kernel.value)))
-    top = ctx.summary.top_self.rows[0] if ctx.summary.top_self.rows else None
+    top = answer(ctx.reading, Most(limit=1)).biggest
     by_design = ("kv-cache", "weights") if ctx.reading.gpu else ()
     if top is not None and top.self > CONCENTRATED * total and knowledge.classify(top.name) not in by_design:
         unusual.append(

@@ -7,7 +7,7 @@ from explainer import markdown, units
 from explainer.analysis.diff import Diff
 from explainer.explain.answers import handoff as written
 from explainer.explain.answers.writer import Writer
-from explainer.queries import Compare, Handoff, Overview, answer
+from explainer.queries import Compare, Handoff, Overview, UnresolvedShare, answer
 
 
 def overview(w: Writer) -> str | None:
@@ -72,12 +72,13 @@ def _path(w: Writer, path: tuple[str, ...], last: int) -> str:
 def _notes(w: Writer) -> None:
     ctx = w.ctx
     t = ctx.profile.truncation
-    if ctx.summary.unresolved_share >= 0.2:
+    unresolved = answer(ctx.reading, UnresolvedShare()).share
+    if unresolved >= 0.2:
         w.add(
             w.t(
                 "- **Unresolved:** {share} of the total ends in raw addresses; re-running the workload lets the "
                 "profiler resolve start-up symbols.",
-                share=w.p(ctx.summary.unresolved_share, 1),
+                share=w.p(unresolved, 1),
             )
         )
     if t.other_nodes:
