@@ -113,7 +113,7 @@ def _own_name(written: str, label: str) -> bool:
 DESCRIBED = 2.0  # two whole words of a label, or more: a description names that function
 
 _QUOTED = re.compile(r"`([^`]{1,300})`|\"([^\"]{1,300})\"|“([^”]{1,300})”|'([^'\s][^']{0,298}[^'\s])'")
-_MARKER = re.compile(r"\((?:idle|program|garbage collector|root|external|anonymous|unknown)\)", re.I)  # V8's markers
+_MARKER = re.compile(r"\((?:idle|program|garbage collector|root|external)\)", re.I)  # V8's markers
 _ANGLE = re.compile(r"<(?:interpreter trampoline|module|lambda|locals|listcomp|genexpr|unknown|root)>", re.I)
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{3,16}(?:\.\.\.|…)?")
 _SEPARATED = re.compile(r"\b([A-Za-z_]\w*)\s+[>/]\s+([A-Za-z_<][\w<>]*)")
