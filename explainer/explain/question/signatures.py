@@ -109,6 +109,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("total", 2.8, "inuse_word", subject="none"),  # "the live heap": the total, unless something else is asked
     _s("overview", 3.0, "overview"),
     _s("assess", 3.6, "assess"),  # "does this look ok?", "is dit normaal?", "should I worry?"
+    _s("function", 3.7, "assess", subject="function"),  # "ConsolePal.Write how bad": that function's numbers
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
     _s("handoff", 3.7, "handoff", subject="none"),

@@ -96,10 +96,13 @@ class Names:
         return [
             i
             for i, name in enumerate(self.index.names)
-            if self.present[i] and name.casefold().rsplit(".", 1)[0].rsplit(".", 1)[-1] == key
+            if self.present[i]
+            and name.casefold().rsplit(".", 1)[0].rsplit(".", 1)[-1] == key
+            and not _CLOSURE_TAIL.search(name)  # Put.func1 is a closure of the method Put, not a member of a class
         ]
 
 
+_CLOSURE_TAIL = re.compile(r"\.(?:func\d+|\d+)$")
 _STRICT = frozenset({"whole", "line", "class"})
 
 
@@ -226,7 +229,7 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 missing_ok=False,
                 concept_ok=symbolic,
                 strict=not symbolic,
-                member_ok=camel or plain_name,
+                member_ok=camel or plain_name or (capital and not token.isupper() and _mid_sentence(prose, at)),
             )
             if found is not None and (rank < 2 or found.kind != "function" or _own_name(token, found.name)):
                 return replace(found, at=at)  # a plain word names a function, never its class ("snappy")
@@ -252,6 +255,13 @@ def _marker(written: str, names: Names) -> str | None:
         if names.present[i] and re.sub(r"^:|:\d+$", "", name.casefold()) == key
     ]
     return names.index.names[max(ids, key=lambda i: names.weight[i])] if ids else None
+
+
+def _mid_sentence(text: str, at: int) -> bool:
+    """A capitalised word inside a sentence ("who calls Put") may be a Go method's own name; the first word of a
+    sentence ("Update the graph") is capitalised by grammar."""
+    before = text[:at].rstrip()
+    return bool(before) and before[-1] not in ".?!:;\"'(" and not before.endswith(("`", "*"))
 
 
 def without_names(text: str, *, keep_quoted: bool) -> str:
