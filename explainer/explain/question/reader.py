@@ -122,15 +122,26 @@ def _asks(part: str, *, listed: bool) -> bool:
 def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> Question:
     head, focus = split_context(text)
     whole = _read(text, names, context, lang_text=lang_text)
-    if not head:
+    if not head and focus == text and not _AFTER_QUESTION.search(text):
         return whole
     asked = _read(focus, names, context, background=head, lang_text=lang_text)
+    first, _, tail = focus.partition("? ")
+    if tail and not _asks(tail, listed=False):
+        # "Which function uses the most CPU? We need this for the handoff.": what follows the question mark sets
+        # the scene when it asks nothing itself ("... right? so whats self then" asks), unless the question alone
+        # says too little
+        alone = _read(first + "?", names, context, background=f"{head} {tail}".strip(), lang_text=lang_text)
+        if alone.intent != "unknown" and alone.score >= FOLLOW_UP_SCORE:
+            asked = alone
     pointing = subjects.points(words(focus))
     weak = asked.score < FOLLOW_UP_SCORE or (pointing and asked.score < POINTING_SCORE)
     if asked.intent == "unknown" or (weak and whole.score > asked.score):
         # the question sentence alone says too little ("Why?", "Why is that?"): the whole text decides
         return whole
     return replace(asked, text=text)
+
+
+_AFTER_QUESTION = re.compile(r"\?\s+\S")
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Za-z0-9])")
@@ -153,7 +164,18 @@ def split_context(text: str) -> tuple[str, str]:
     lead = _LEADING_CLAUSE.match(focus) or _LEAD_IN.match(focus)
     if lead is not None and len(focus[lead.end() :].split()) >= 3:
         head, focus = f"{head} {lead.group(0)}".strip(), focus[lead.end() :]
+    wants = _WANTS_TO_KNOW.search(focus)  # "The scheduler team wants to know which function is the hottest."
+    if wants is not None and len(focus[wants.end() :].split()) >= 3:
+        head, focus = f"{head} {focus[: wants.end()]}".strip(), focus[wants.end() :]
     return head, focus
+
+
+_WANTS_TO_KNOW = re.compile(
+    r"^[^?]{0,160}?\b(?:wants?|wanted|needs?|would like|asked|asks|wonders?|wondering|is asking|"
+    r"wil|willen|wilde|vraagt|vroeg|vragen)\s+(?:us\s+|me\s+)?(?:to\s+(?:know|understand|see|find out|confirm)\s+|weten\s+)?"
+    r"(?=(?:which|what|why|how|where|who|whether|welke|wat|waarom|hoe|waar|wie|hoeveel)\b)",
+    re.IGNORECASE,
+)
 
 
 def _read(text: str, names: Names, context: Context, *, lang_text: str, background: str = "") -> Question:
