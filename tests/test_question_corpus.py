@@ -108,7 +108,7 @@ def test_no_question_of_the_corpus_about_the_profile_gets_only_the_help(tuned: J
 
 @pytest.mark.parametrize(
     ("name", "floor"),
-    [("questions_heldout.toml", 0.955), ("questions_fresh.toml", 0.99), ("questions_fresh2.toml", 0.83)],
+    [("questions_heldout.toml", 0.955), ("questions_fresh.toml", 0.99), ("questions_fresh2.toml", 0.86)],
 )
 def test_later_corpora_do_not_regress(name: str, floor: float) -> None:
     right, total, _, wrong = _judge(name)

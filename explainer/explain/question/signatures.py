@@ -46,7 +46,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("most", 2.6, "most", RESOURCE),
     _s("most", 3.0, "most", "self"),
     _s("most", 2.6, "where", USE | {"memory", "time"}),
-    _s("most", 2.2, "most", _any("label", "function_word")),
+    _s("most", 2.2, "most", _any("label", "function_word", "code_path")),
     _s("most", 2.5, _any("what", "where"), USE, RESOURCE),
     _s("most", 1.6, USE, RESOURCE),
     _s("most", 2.4, _any("what", "whatis"), "most", subject="none"),
@@ -66,6 +66,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("self_vs_total", 2.6, "why", "wide", subject="function"),  # "why is Thread.run so wide": total holds its callees
     # one function's neighbourhood
     _s("chain", 3.5, "chain"),
+    _s("chain", 3.4, "code_path", subject="function"),  # "the code path to X"
     _s("chain", 3.7, "leads", subject="function"),  # "which code path leads into X"
     _s("responsible", 3.5, "leads", subject="none"),  # "what leads to this memory use"
     _s("chain", 3.8, "why", "called"),
