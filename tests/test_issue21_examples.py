@@ -207,6 +207,18 @@ TICKETS = [
         "callers",
         "fn:System.Console!System.ConsolePal.Write(class Microsoft.Win32.SafeHandles.SafeFileHandle,unsigned int8*,int32,bool)",
     ),
+    # what follows a question, who wants to know, and when something happened set the scene
+    ("kafka", "Which function uses the most CPU? We need this for the handoff.", "most", ""),
+    ("kafka", "The scheduler team wants to know which function is the hottest.", "most", ""),
+    ("kafka", "Which code path is hottest after the regression?", "most", ""),
+    ("go-heap", "is this a memory leak?", "assess", ""),
+    # a word naming several functions is the group ("naar redis")
+    (
+        "dotnet",
+        "hoeveel % gaat naar redis",
+        "function",
+        "fn:cartservice!cartservice.cartstore.RedisCartStore+<GetCartAsync>d__13.MoveNext()",
+    ),
     # names as each runtime writes them
     ("node", "who calls bikeSearchHandler", "callers", "fn:./build/index.js:bikeSearchHandler:26"),
     ("node", "wie roept carSearchHandler in index.ts aan", "callers", "fn:./index.ts:carSearchHandler:31"),
@@ -218,6 +230,8 @@ TICKETS = [
         "fn:webrick/httprequest.rb:500 - parse_uri",
     ),
     ("cpp", "wat is [libpthread-2.15.so] hier", "meaning", "fn:[libpthread-2.15.so]"),
+    ("go-heap", "who calls Put", "callers", "fn:github.com/pyroscope-io/pyroscope/pkg/storage.(*Storage).Put"),
+    ("java", "what's calling open0", "callers", "fn:java/io/FileOutputStream.open0"),
     ("java", "Which functions call SecureRandom's nextBytes?", "callers", "fn:java/security/SecureRandom.nextBytes"),
     (
         "kafka",

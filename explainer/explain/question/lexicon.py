@@ -59,7 +59,9 @@ class Lexicon:
         """The words that may describe a function: unknown to the lexicon and four letters or more, with the
         Dutch words labels are never written in read as their English ("afhandelen" -> handle)."""
         return [
-            self.translations.get(t, t) for t in tokens if t in self.translations or (len(t) >= 4 and not self.knows(t))
+            self.translations.get(t, t)
+            for t in tokens
+            if t in self.translations or (len(t) >= 4 and not self.knows(t) and t not in self.products)
         ]
 
     def spelled(self, tokens: list[str]) -> list[str]:

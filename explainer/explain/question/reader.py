@@ -332,6 +332,13 @@ def _implicit(
         members = subjects.group(tokens, names, whole=True)  # "all the flush functions": one whole word will do
         if members:
             return Subject("function", members[0], "fuzzy", members=members)
+    asks_share = "howmuch" in found and ("use" in found or "overall" in found)
+    if loose and fuzzy is None and concept is None and asks_share and _NAMING_PREPOSITION & set(tokens):
+        # "hoeveel % gaat naar redis", "how much goes to redis": every function named with that word, unless
+        # the word names most of the profile (a package every label carries)
+        members = subjects.group(tokens, names, limit=GROUP_LIMIT, whole=True)
+        if 0 < len(members) < GROUP_LIMIT:
+            return Subject("function", members[0], "fuzzy", members=members)
     as_function = concept not in RUNTIME_KINDS and "function_word" in found  # "the kv cache allocation"
     if concept is not None and as_function and concept in names.by_category:
         return Subject("function", names.by_category[concept], "concept")
@@ -352,6 +359,8 @@ def _group_words(tokens: list[str]) -> bool:
     return False
 
 
+GROUP_LIMIT = 25
+_NAMING_PREPOSITION = frozenset({"to", "into", "in", "on", "naar", "aan", "in", "op"})
 _GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})
 
 
