@@ -172,7 +172,8 @@ def split_context(text: str) -> tuple[str, str]:
 
 _WANTS_TO_KNOW = re.compile(
     r"^[^?]{0,160}?\b(?:wants?|wanted|needs?|would like|asked|asks|wonders?|wondering|is asking|"
-    r"wil|willen|wilde|vraagt|vroeg|vragen)\s+(?:us\s+|me\s+)?(?:to\s+(?:know|understand|see|find out|confirm)\s+|weten\s+)?"
+    r"wil|willen|wilde|vraagt|vroeg|vragen)\s+(?:us\s+|me\s+)?"
+    r"(?:to\s+(?:know|understand|see|find out|confirm)\s+|weten\s+)?"
     r"(?=(?:which|what|why|how|where|who|whether|welke|wat|waarom|hoe|waar|wie|hoeveel)\b)",
     re.IGNORECASE,
 )
@@ -360,7 +361,7 @@ def _group_words(tokens: list[str]) -> bool:
 
 
 GROUP_LIMIT = 25
-_NAMING_PREPOSITION = frozenset({"to", "into", "in", "on", "naar", "aan", "in", "op"})
+_NAMING_PREPOSITION = frozenset({"to", "into", "in", "on", "naar", "aan", "op"})
 _GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})
 
 
