@@ -94,6 +94,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("function", 1.2, subject="frame"),
     _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
     _s("category", 1.3, subject="concept"),
+    _s("category", 2.6, "why", _any("wide", "most", "use"), subject="concept"),  # "waarom is de kv cache zo groot?"
     _s("category", 3.4, "breakdown", subject="none"),  # "split it up per category"
     # advice
     _s("knob", 4.7, "knob", subject="concept"),
