@@ -100,6 +100,10 @@ class Lexicon:
                 return phrase.concept
         return None
 
+    def marker(self, word: str) -> bool:
+        """A word that marks a language ("the", "de"): never a name."""
+        return any(word in marks for marks in self.markers.values())
+
     def knows(self, word: str) -> bool:
         return word in self.vocabulary or word.startswith(self.stems)
 

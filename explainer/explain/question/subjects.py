@@ -239,6 +239,22 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 missing = replace(missing, at=at) if missing is not None else None
     if missing is not None:
         return missing
+    if plain:  # a short plain word that is a whole label of the profile ("how much does work take": py-spy's `work`)
+        for at, token in tokens:
+            word = token.casefold()
+            lex = lexicon()
+            if (
+                len(word) >= 3
+                and word.isalpha()
+                and not lex.concepts([word])
+                and not lex.marker(word)
+                and word not in lex.products
+            ):
+                ids = [i for i in names.index.exact.get(normalize(token), []) if names.present[i]]
+                if ids:
+                    return Subject(
+                        "function", names.index.names[max(ids, key=lambda i: names.weight[i])], "symbol", at=at
+                    )
     for rx in (_ANGLE, _ADDRESS, _BRACKETED):
         for m in rx.finditer(prose):
             found = _resolve_written(m.group(0), names, "label")
