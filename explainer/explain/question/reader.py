@@ -255,7 +255,7 @@ def _lent(
         return replace(lent, at=-1) if lent is not None and lent.kind == "function" else None
     lex = lexicon()
     head = lex.spelled(lex.strip_politeness(words(subjects.without_names(background, keep_quoted=True))))
-    return _implicit(head, background, lex.concepts(head), names, context, loose=False)
+    return _implicit(head, background, lex.concepts(head), names, context, loose=pointing)  # "What are they?"
 
 
 # which way a call relation runs, from where the name is written: "functions called by X" and "what does X

@@ -124,6 +124,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("howto", 3.9, "graph", _any("howto", "read_verb")),
     _s("howto", 3.6, "graph", _any("how", "why")),
     _s("howto", 3.0, "graph", "meaning"),
+    _s(
+        "howto", 3.4, "graph", "label", _any("meaning", "whatis"), subject="none"
+    ),  # "what does a bar in the graph mean"
     _s("howto", 2.9, "howto"),
     _s("howto", 3.7, "grafana_word", _any("how", "why")),
     _s("howto", 2.9, "graph", "grafana_word"),  # "the flame graph in Grafana": about the panel, not the profile
