@@ -238,7 +238,8 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 missing = _resolve_written(token, names, "symbol", concept_ok=False)
                 missing = replace(missing, at=at) if missing is not None else None
     if missing is not None:
-        return missing
+        package = _package(missing.name, names)
+        return replace(package, at=missing.at) if package is not None else missing
     if plain:  # a short plain word that is a whole label of the profile ("how much does work take": py-spy's `work`)
         for at, token in tokens:
             word = token.casefold()
@@ -271,6 +272,24 @@ def _marker(written: str, names: Names) -> str | None:
         if names.present[i] and re.sub(r"^:|:\d+$", "", name.casefold()) == key
     ]
     return names.index.names[max(ids, key=lambda i: names.weight[i])] if ids else None
+
+
+def _package(written: str, names: Names, limit: int = 40) -> Subject | None:
+    """A dotted name no function has but some labels start with ("sun.security.ssl", "github.com/foo/bar"): the
+    package, answered as the group of its functions, heaviest first."""
+    key = re.sub(r"[./]+", "/", written.strip("./")).casefold()
+    if key.count("/") < 1:
+        return None
+    ids = [
+        i
+        for i, name in enumerate(names.index.names)
+        if names.present[i] and re.sub(r"[./]+", "/", name).casefold().startswith(key + "/")
+    ]
+    if not ids:
+        return None
+    ranked = sorted(ids, key=lambda i: -names.weight[i])[:limit]
+    members = tuple(names.index.names[i] for i in ranked)
+    return Subject("function", members[0], "fuzzy", members=members)
 
 
 def _mid_sentence(text: str, at: int) -> bool:
