@@ -219,6 +219,7 @@ TICKETS = [
         "function",
         "fn:cartservice!cartservice.cartstore.RedisCartStore+<GetCartAsync>d__13.MoveNext()",
     ),
+    ("kafka", "How much CPU goes to kafka.log?", "function", "fn:kafka/log/UnifiedLog.append"),  # a package
     # names as each runtime writes them
     ("node", "who calls bikeSearchHandler", "callers", "fn:./build/index.js:bikeSearchHandler:26"),
     ("node", "wie roept carSearchHandler in index.ts aan", "callers", "fn:./index.ts:carSearchHandler:31"),
