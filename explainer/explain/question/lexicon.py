@@ -89,7 +89,7 @@ class Lexicon:
                 w
                 for w in found
                 if _one_edit(token, w)
-                and (_swapped(token, w) or (len(w) != len(token) and min(len(w), len(token)) >= 7) or len(token) >= 9)
+                and (_swapped(token, w) or (len(w) != len(token) and min(len(w), len(token)) >= 6) or len(token) >= 9)
             }
         return found.pop() if len(found) == 1 else token
 

@@ -317,6 +317,12 @@ def _implicit(
     if n is not None and _top_n(tokens) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
+    if concept is not None and _RELATION & set(found):
+        # "callers of mallocgc": a concept word that is a function's own name, in a question about calls, is that function
+        word = tokens[found["concept:" + concept]]
+        own = names.resolve(word, strict=True, member_ok=True) if len(word) >= 6 else None
+        if own is not None and subjects.own_name(word, own):
+            return Subject("function", own, "concept")
     if concept in HOMONYMS and concept not in names.by_category:
         # a concept word is checked against the profile first: "the scheduler" of a vLLM profile
         # with no runtime scheduler frames is vLLM's own Scheduler
@@ -360,6 +366,7 @@ def _group_words(tokens: list[str]) -> bool:
     return False
 
 
+_RELATION = frozenset({"callers", "callees", "chain", "call_verb", "leads"})
 GROUP_LIMIT = 25
 _NAMING_PREPOSITION = frozenset({"to", "into", "in", "on", "naar", "aan", "op"})
 _GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})

@@ -83,7 +83,7 @@ class Names:
         if ids:
             return self.index.names[max(ids, key=lambda i: self.weight[i])]
         best = self.resolution(text).best
-        if best is not None and (not strict or best.how in _STRICT or (member_ok and _own_name(text, best.name))):
+        if best is not None and (not strict or best.how in _STRICT or (member_ok and own_name(text, best.name))):
             return best.name
         ids = self._by_class(text)
         return self.index.names[max(ids, key=lambda i: self.weight[i])] if ids else None
@@ -106,7 +106,7 @@ _CLOSURE_TAIL = re.compile(r"\.(?:func\d+|\d+)$")
 _STRICT = frozenset({"whole", "line", "class"})
 
 
-def _own_name(written: str, label: str) -> bool:
+def own_name(written: str, label: str) -> bool:
     """A word written in prose names a function inside a longer label only as its own name (``writeBytes``,
     ``handle``), never as its class, module or package; case does not matter, as nowhere in a question."""
     parts = components(label)
@@ -231,7 +231,7 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 strict=not symbolic,
                 member_ok=camel or plain_name or (capital and not token.isupper() and _mid_sentence(prose, at)),
             )
-            if found is not None and (rank < 2 or found.kind != "function" or _own_name(token, found.name)):
+            if found is not None and (rank < 2 or found.kind != "function" or own_name(token, found.name)):
                 return replace(found, at=at)  # a plain word names a function, never its class ("snappy")
             if symbolic and missing is None:
                 # not camel case alone: "ncclAllReduce" typed in lower case would differ
