@@ -318,7 +318,7 @@ def _implicit(
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
     if concept is not None and _RELATION & set(found):
-        # "callers of mallocgc": a concept word that is a function's own name, in a question about calls, is that function
+        # "callers of mallocgc": a concept word that is a function's own name, asked about calls, is that function
         word = tokens[found["concept:" + concept]]
         own = names.resolve(word, strict=True, member_ok=True) if len(word) >= 6 else None
         if own is not None and subjects.own_name(word, own):
