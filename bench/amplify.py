@@ -116,7 +116,7 @@ UPLOADS: dict[str, Callable[[], bytes]] = {
     "folded, one stack of 9,999 distinct names": lambda: folded_deep_distinct(9_999),
     "folded, 40 'a.a.a' names of 40,000 characters": lambda: folded_long_names(40, 40_000),
     "folded, 1,000 names of 40,000 characters": lambda: folded_long_names(1_000, 40_000, b"01234"),
-    "folded, 300 'a::a' names of 6,000 characters": lambda: folded_long_names(300, 6_000, b"a::"),
+    "folded, 240 '<a>::' names of 4,000 characters (at the bound)": lambda: folded_long_names(240, 4_000, b"<a>::"),
     "pprof, 256 types x 65k samples (at the bound)": lambda: pprof(256, 65_000),
     "folded, 9,999 distinct names (at the bound)": lambda: folded_names(9_999),
 }
