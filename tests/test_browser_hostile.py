@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser import browser, open_app, serve, tab  # noqa: F401  (the browser fixture)
+from test_browser import ARTIFACTS, browser, open_app, serve, tab  # noqa: F401  (the browser fixture)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from amplify import UPLOADS
@@ -40,6 +40,12 @@ def peak_mb_of_children() -> int:
     return peak
 
 
+def idle(page: Any) -> None:
+    """Wait until the script's run is over (Streamlit's running indicator is gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=90_000)
+
+
 def test_small_amplifier_uploads_never_crash_the_tab(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     names = [n for n in UPLOADS if "at the bound" not in n]  # the bound's own cases are the CLI bench's
     for url in serve("hostile-uploads"):
@@ -53,9 +59,14 @@ def test_small_amplifier_uploads_never_crash_the_tab(browser: Any, tmp_path: Pat
         for i, name in enumerate(names):
             path = tmp_path / f"amplifier{i}.bin"
             path.write_bytes(UPLOADS[name]())
+            idle(page)
             uploader.locator('input[type="file"]').set_input_files(str(path))
-            page.get_by_text(path.name).first.wait_for(timeout=90_000)
-            page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=90_000)
+            try:
+                page.get_by_text(path.name).first.wait_for(timeout=90_000)
+            except Exception:
+                page.screenshot(path=str(ARTIFACTS / f"hostile-upload-{i}.png"), full_page=True)
+                raise
+            idle(page)
             for view in ("Flame graph", "Top functions", "Call chain"):
                 tab(page, view)
             tab(page, "Flame graph")
