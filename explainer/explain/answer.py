@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from explainer.explain.checks.verify import LineVerifier, WrongClaim
+from explainer.explain.question.reader import Context
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +40,11 @@ class Answer:
     focus: str | None = None  # raw name of the function the answer is about, for highlighting
     incomplete: bool = False
     model_error: str = ""  # why the model did not answer in full ("" when it did, or was not asked)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A question's answer, and what the next question may refer back to (its topic, ranking, language)."""
+
+    answer: Answer
+    context: Context

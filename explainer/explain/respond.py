@@ -10,10 +10,9 @@ answer follows with a notice saying why.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from explainer.explain.answer import Answer, Verification, own
+from explainer.explain.answer import Answer, Reply, Verification, own
 from explainer.explain.answers.language import translations
 from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
 from explainer.explain.checks.verify import Grounding, LineVerifier
@@ -45,12 +44,6 @@ class Host(Protocol):
     def history(self) -> Iterable[tuple[str, str]]: ...  # read only: the turns a model is sent again
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    answer: Answer
-    context: Context  # what the next question may refer back to
-
-
 def respond(asked: Asked, way: Route, host: Host, settings: LlmSettings) -> Generator[str, None, Reply]:
     """Markdown chunks as they are ready; returns the whole answer."""
     if way.way == "cluster":
@@ -61,8 +54,8 @@ def respond(asked: Asked, way: Route, host: Host, settings: LlmSettings) -> Gene
         from explainer.explain.llm.turn import ModelTurn  # LangChain: the model path only
 
         done = yield from ModelTurn(host, settings).run(asked.text, asked.question)
-        if isinstance(done, Answer):
-            return Reply(done, after(host.context, asked.question, done.focus))
+        if isinstance(done, Reply):
+            return done
         notice, failure = done.notice, done.reason
     context, results = host.context, list[OfflineAnswer]()
     for i, part in enumerate(asked.parts or (asked.question,)):

@@ -3,10 +3,11 @@
 The conversation keeps what outlives a question (the profile's context, the grounding, the
 history, the offline explainer) and hands this turn the settings of this one call, so a key is
 never stored between calls. The turn streams the model's answer through the line verifier and
-returns it, or, when the model fails, a :class:`Fallback` saying why (the caller then gives the
-offline answer); it builds exactly the messages that :meth:`ModelTurn.preview` shows before
-anything is sent. It reads its conversation and writes only the grounding (the facts and the
-question's words, which later answers are checked against too).
+returns it with the topic it leaves for the next question, or, when the model fails, a
+:class:`Fallback` saying why (the caller then gives the offline answer); it builds exactly the
+messages that :meth:`ModelTurn.preview` shows before anything is sent. Of its conversation it
+writes only the grounding (the facts and the question's words, which later answers are checked
+against too).
 """
 
 from __future__ import annotations
@@ -18,16 +19,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from explainer.errors import ModelError, ModelResponseError
-from explainer.explain.answer import Answer, Verification
+from explainer.explain.answer import Answer, Reply, Verification
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.offline import OfflineExplainer
 from explainer.explain.answers.suggest import symbol_data
 from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
 from explainer.explain.context import ProfileContext
+from explainer.explain.history import after
 from explainer.explain.llm import prompts
 from explainer.explain.llm.settings import LlmSettings
-from explainer.explain.question.reader import Question
+from explainer.explain.question.reader import Context, Question
 from explainer.explain.safety import MAX_ANSWER_CHARS, data_block, redact, sanitize_markdown, unlink
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers
@@ -51,6 +53,7 @@ class Host(Protocol):
     def history(self) -> Iterable[tuple[str, str]]: ...  # read only: the turns a model is sent again
 
     offline: OfflineExplainer
+    context: Context  # what this question may refer back to
     chat_model: BaseChatModel | None
     facts_made: dict[bool, Facts]  # the facts block per redaction choice, built once per conversation
 
@@ -78,7 +81,7 @@ class ModelTurn:
     def __init__(self, host: Host, settings: LlmSettings) -> None:
         self.host, self.settings = host, settings
 
-    def run(self, question: str, q: Question) -> Generator[str, None, Answer | Fallback]:
+    def run(self, question: str, q: Question) -> Generator[str, None, Reply | Fallback]:
         """The model's answer as it streams, checked line by line; a :class:`Fallback` when it gives none."""
         started = time.monotonic()  # EXPLAINER_LLM_TIMEOUT counts from here: loading the client is part of it
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
@@ -129,7 +132,7 @@ class ModelTurn:
 
     def _finish(
         self, q: Question, text: str, verifier: LineVerifier, outcome: Outcome
-    ) -> Generator[str, None, Answer | Fallback]:
+    ) -> Generator[str, None, Reply | Fallback]:
         reason = self._reason(outcome)
         if not text.strip():
             return Fallback(
@@ -148,7 +151,8 @@ class ModelTurn:
             yield tail
         focus = self._focus(q, text)
         failure = (reason or "the stream ended early") if outcome.incomplete else ""
-        return Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure)
+        answer = Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure)
+        return Reply(answer, after(self.host.context, q, focus))
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")
