@@ -123,7 +123,7 @@ class Conversation:
         available = self.chat_model is not None or settings.configured
         self.questions += 1
         asked = take(question, self.ctx.subjects, self.context, self.offline.budget)
-        if asked.pasted.any:  # remembered: a budget set later (the sidebar) keeps them
+        if asked.pasted is not None:  # remembered: a budget set later (the sidebar) keeps them
             self.pastes.append(asked.pasted)
         self.offline.budget = asked.budget
         way = route(asked, self.mode, available, self.questions, self.cluster, self.ctx.profile.source)

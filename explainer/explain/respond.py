@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from explainer.explain.answer import Answer, Reply, Verification, own
+from explainer.explain.answer import Answer, Reply
 from explainer.explain.answers.language import translations
 from explainer.explain.answers.offline import OfflineAnswer, OfflineExplainer
-from explainer.explain.checks.verify import Grounding, LineVerifier
+from explainer.explain.checks.verify import Grounding, LineVerifier, Verification, own
 from explainer.explain.context import ProfileContext
 from explainer.explain.history import after
 from explainer.explain.llm.settings import LlmSettings

@@ -26,7 +26,7 @@ class Asked:
     text: str  # the message cleaned and capped: what a model or the cluster desk is given
     question: Question  # the one reading every answer answers
     parts: tuple[Question, ...] = ()  # a compound question's parts, read in the conversation's context; () for one
-    pasted: vllm_log.VllmLog = field(default_factory=vllm_log.VllmLog)  # vLLM lines pasted into this message
+    pasted: vllm_log.VllmLog | None = None  # the vLLM lines pasted into this message, if any
     budget: Budget = field(default_factory=Budget)  # what is known about the GPU, these lines included
 
 
@@ -35,9 +35,11 @@ def take(message: str, names: Names, context: Context, budget: Budget) -> Asked:
     pasted_text = clean_text(message, MAX_PASTE_CHARS)
     text = clean_text(message, MAX_QUESTION_CHARS).strip()
     pasted = vllm_log.parse(pasted_text)
-    log = budget.log.merged(pasted)  # an empty paste changes nothing
+    log = budget.log.merged(pasted) if pasted.any else None
     parts = split(text, names, context)
     question = read(text, names, context)
-    if pasted.any:  # vLLM's own start-up lines: answered with the reconciliation, as one question
-        question, parts = replace(question, intent="visibility", subject=None, runner_up=None), ()
-    return Asked(text, question, parts, pasted, replace(budget, log=log))
+    if log is None:
+        return Asked(text, question, parts, None, budget)
+    # vLLM's own start-up lines: answered with the reconciliation, as one question
+    visibility = replace(question, intent="visibility", subject=None, runner_up=None)
+    return Asked(text, visibility, (), pasted, replace(budget, log=log))
