@@ -45,7 +45,7 @@ class Host(Protocol):
 
 
 def respond(asked: Asked, way: Route, host: Host, settings: LlmSettings) -> Generator[str, None, Reply]:
-    """Markdown chunks as they are ready; returns the whole answer."""
+    """Markdown chunks as they are ready; returns the whole answer with the topic it leaves."""
     if way.way == "cluster":
         yield way.reply
         return Reply(Answer(way.reply, "offline", Verification()), host.context)
@@ -58,6 +58,8 @@ def respond(asked: Asked, way: Route, host: Host, settings: LlmSettings) -> Gene
             return done
         notice, failure = done.notice, done.reason
     context, results = host.context, list[OfflineAnswer]()
+    # a compound question part by part, in the order asked: a later part is read again in the
+    # context the earlier answers left, so its "it" is what they were about
     for i, part in enumerate(asked.parts or (asked.question,)):
         q = part if i == 0 else read(part.text, host.ctx.subjects, context)
         results.append(host.offline.answer(q))
