@@ -17,7 +17,6 @@ marked incomplete).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -45,8 +44,6 @@ if TYPE_CHECKING:  # LangChain loads only when a model answers: offline use stay
     from explainer.analysis.summary import Summary
     from explainer.explain.cluster import ClusterDesk
     from explainer.explain.llm.facts import Facts
-
-log = logging.getLogger(__name__)
 
 
 class Conversation:
