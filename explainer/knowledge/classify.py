@@ -163,8 +163,8 @@ def candidates(name: str) -> list[str]:
     for sep in (" > ", " / "):
         n = n.replace(sep, ".")
     out = [n]
-    sym = decode(name)
-    if sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``: match the function
+    sym = decode(name) if " - " in name or ")" in name else None  # the only shapes with a file and a line
+    if sym and sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``
         return [*out, f"{sym.type}.{sym.member}" if sym.type else sym.member]
     if "::" in n or " " in n:
         return out
@@ -190,15 +190,16 @@ def lookup(name: str) -> Entry | None:
         hit = table.exact.get(form)
         if hit is not None:
             return hit
-    if decode(name).kind in ("address", "unknown", "other", "elided", "root"):
-        return None  # shapes that carry no name worth matching (and would cost a regex scan)
     for form in forms:
         if len(form) > FORM_LIMIT:
             continue
-        hit = _regex_entry(form)
+        hit = _regex_entry(form)  # one cheap scan; the name is decoded only when a pattern matched
         if hit is not None:
-            return hit
+            return None if decode(name).kind in _NO_NAME else hit
     return None
+
+
+_NO_NAME = ("address", "unknown", "other", "elided", "root")  # shapes that carry no name worth matching
 
 
 def _regex_entry(form: str) -> Entry | None:
