@@ -125,6 +125,9 @@ def test_classification_of_long_names_is_bounded_and_the_combined_pattern_agrees
     assert len(forms) < 300 and all(len(f) <= kb.FORM_LIMIT for f in forms[1:])
     assert kb.lookup("vllm.v1.worker." + "m." * 2_000 + "Worker.load_model") is not None  # its short forms still match
     assert kb.lookup("Worker" + "W" * 600 + ".load_model") is None  # a form past the limit is never scanned
+    # the py-spy shape still reaches its function; a pattern's match on an address-shaped name does not count
+    assert kb.lookup("gpu_model_runner.py:12 - GPUModelRunner.profile_run").pattern == "GPUModelRunner.profile_run"
+    assert kb.lookup("ncclAllReduce").pattern == "^nccl\\w+$" and kb.lookup("ncclAllReduce+0x12") is None
     table = kb._table()
     probes = [e.pattern.strip("^$").replace("\\w*", "X").replace("\\w+", "X").replace("\\.", ".") for e in kb.entries()]
     for probe in [*probes, "GPUModelRunner.load_model", "nccl_allreduce", "c10d::ProcessGroupNCCL::x", "f"]:
