@@ -6,9 +6,11 @@ from __future__ import annotations
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.writer import Writer, cap
-from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, answer
+from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
 from explainer.queries.answer import SMALL_SHARE
 from explainer.queries.records import Fn, Step
+
+UNSYMBOLIZED = 0.5  # from this share of unnamed leaves on, where to start is the symbols, not a frame
 
 
 def _top_rows(w: Writer, rows: tuple[Fn, ...]) -> None:
@@ -181,6 +183,18 @@ def optimise(w: Writer) -> str | None:
             biggest=w.name(biggest.name),
         )
     w.add(head, "", w.t("What it is: {meaning}", meaning=w.meaning(start.name, full=True)))
+    unresolved = answer(w.ctx.reading, UnresolvedShare()).share
+    if unresolved >= UNSYMBOLIZED:
+        # "Start with <unknown>" names no code anyone can change: the first step is the symbols.
+        w.add(
+            "",
+            w.t(
+                "{share} of this profile ends in frames without symbols, so the code behind it cannot be named "
+                "yet. First make the profiler resolve names: keep the binaries and their debug information "
+                "where it runs (or upload symbols to Pyroscope), then profile again.",
+                share=w.p(unresolved, 1),
+            ),
+        )
     knobs = w.knobs(start.name)
     if knobs:
         w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
