@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from explainer import knowledge
 from explainer.explain.question import subjects
-from explainer.explain.question.compound import clauses
+from explainer.explain.question.clauses import clauses
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
     CARRIES_OVER,
@@ -85,15 +85,25 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     their incidental words (grafana, handoff, regression, path) never decide what is asked.
     """
     text = clean_question(question)
-    parts = clauses(text)
-    if len(parts) > 1:
-        readings = [_read_text(part, names, context, lang_text=text) for part in parts]
-        asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
-        asking = all(_asks(part, listed=":" in parts[0]) for part in parts)
-        sure = all(r.intent not in ("unknown", "help") and r.score >= FOLLOW_UP_SCORE for r in readings)
-        if asking and sure and len(asked) == len(readings):
-            return replace(readings[0], text=text)
+    asked = parts(text, names, context)
+    if asked:
+        return replace(asked[0], text=text)
     return _read_text(text, names, context, lang_text=text)
+
+
+def parts(text: str, names: Names, context: Context) -> tuple[Question, ...]:
+    """The parts of a compound question, each read in ``context``; () when ``text`` asks one thing. A question
+    is compound when every part asks (starts as a question or a request, "kv cache is too big, which param
+    limits it" does not), reads clearly, and the parts ask different things."""
+    text = clean_question(text)
+    cut = clauses(text)
+    if len(cut) < 2:
+        return ()
+    readings = tuple(_read_text(part, names, context, lang_text=text) for part in cut)
+    asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
+    asking = all(_asks(part, listed=":" in cut[0]) for part in cut)
+    sure = all(r.intent not in ("unknown", "help") and r.score >= FOLLOW_UP_SCORE for r in readings)
+    return readings if asking and sure and len(asked) == len(readings) else ()
 
 
 def _word_set(text: str) -> frozenset[str]:
