@@ -9,7 +9,8 @@
  *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
  * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
- * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets.
+ * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets
+ *   (from each leaf: a leaf target is found at once).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
  *
@@ -371,8 +372,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     if (bad || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2
-            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], width_of, here)
-            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], width_of, here);
+            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, here)
+            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, here);
         if (!steps) { Py_CLEAR(result); goto done; }
         PyList_SET_ITEM(result, t, steps);
     }

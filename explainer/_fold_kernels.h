@@ -177,7 +177,7 @@ bad_id:
 #define WALK_BLOCK 32
 #endif
 static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
-                         int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
+                         int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *here) {
     PyObject *steps = PyList_New(0);
     size_t m = (size_t)(alive ? alive : 1);
     int64_t *pos = PyMem_Malloc(m * 8), *val = PyMem_Malloc(m * 8);
@@ -190,7 +190,13 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the tile: a stack's frames to its target, at most */
             if (j + 8 < alive) PREFETCH(&f[pos[j + 8] + d0]);
             int64_t last = reach[j] - d0 < WALK_BLOCK - 1 ? reach[j] - d0 : WALK_BLOCK - 1;
-            for (int64_t dd = 0; dd <= last; dd++) tile[dd * alive + j] = f[pos[j] + d0 + dd];
+            uint32_t worst = 0;  /* frames above the target's call were not checked by find_targets */
+            for (int64_t dd = 0; dd <= last; dd++) {
+                FT x = f[pos[j] + d0 + dd];
+                tile[dd * alive + j] = x;
+                worst |= (uint32_t)x >= (uint32_t)n_names;
+            }
+            if (worst) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto fail; }
             col[j] = (int32_t)j;
         }
         Py_ssize_t agree = alive;  /* stacks in col[0..agree) still follow the chain */
@@ -236,20 +242,24 @@ fail:
     return NULL;
 }
 
-/* Each target's outermost call in every stack: the stacks its walk starts from, and its depth there. */
+/* Each target's innermost call in every stack (its nearest to the leaf): the stacks its walk starts
+ * from, and a depth where the target is reached. Any call's depth will do: at the outermost call the
+ * stack's frame is the target, so there the walk either ends or leaves the stack behind, and the
+ * frames past it are never read. From the leaf, the usual target (the biggest consumer by self, a
+ * leaf frame) is met at the first frame of most stacks instead of after all of them. */
 static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
                            Py_ssize_t k, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
     const uint32_t every = k >= 32 ? UINT32_MAX : (1u << k) - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
-        for (int64_t p = lo; p < hi; p++) {
+        for (int64_t p = hi - 1; p >= lo; p--) {
             if ((uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;
             int t = slot[f[p]];
             if (t >= 0 && !(seen & (1u << t))) {
                 seen |= 1u << t;
                 stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
-                if (seen == every) break;  /* the rest of the stack cannot add an outermost call */
+                if (seen == every) break;  /* every target has a call in this stack */
             }
         }
     }

@@ -190,6 +190,10 @@ def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int, dtype: 
         FOLD.self_and_total(offsets, frames, values, 2, width)
     with pytest.raises(ValueError, match="frame id"):
         FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2, width)
+    # the walk finds a target from the leaf: a bad id nearer the root than the target is still refused
+    rootward = np.array([bad_id, 0], dtype=np.int32).astype(dtype)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.heaviest_paths(offsets[:2] * 2, rootward, values[:1], np.array([0], dtype=np.int32), 2, width)
     for targets, message in (([25], "bad target"), ([0, 0], "repeat"), ([], "targets"), (list(range(17)), "targets")):
         with pytest.raises(ValueError, match=message):
             FOLD.heaviest_paths(
