@@ -119,6 +119,7 @@ typedef struct {
 } fold_tables;
 
 enum { MISSING = -1, INLINED = -2 };
+#define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 
 /* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
 typedef struct { int64_t total, stamp; } tally;
@@ -347,7 +348,7 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     const int32_t *targets = tg.buf;
     Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0}, n_frames = fr.len / (width == 2 ? 2 : 4);
-    int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *here = NULL; int8_t *slot = NULL;
+    int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *seen = NULL; int8_t *slot = NULL;
     if (frame_width(width)) goto done;
     if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
     for (Py_ssize_t t = 0; t < k; t++)
@@ -359,10 +360,14 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     stack = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 8);
     reach = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 4);
     width_of = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
-    here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
-    slot = PyMem_Malloc((size_t)(n_names ? n_names : 1));
-    if (!stack || !reach || !width_of || !here || !slot) { PyErr_NoMemory(); goto done; }
+    seen = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    /* uint16 frames index a table of every uint16 value, ids past the names marked bad: the scan
+     * over every frame then needs no bounds test of its own */
+    Py_ssize_t n_slots = width == 2 && n_names < 65536 ? 65536 : n_names;
+    slot = PyMem_Malloc((size_t)(n_slots ? n_slots : 1));
+    if (!stack || !reach || !width_of || !seen || !slot) { PyErr_NoMemory(); goto done; }
     memset(slot, -1, (size_t)n_names);
+    memset(slot + n_names, BAD_SLOT, (size_t)(n_slots - n_names));
     for (Py_ssize_t t = 0; t < k; t++) {  /* each walk compacts its own lists: targets must differ */
         if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
         slot[targets[t]] = (int8_t)t;
@@ -372,13 +377,13 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     if (bad || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2
-            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, here)
-            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, here);
+            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen)
+            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen);
         if (!steps) { Py_CLEAR(result); goto done; }
         PyList_SET_ITEM(result, t, steps);
     }
 done:
-    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width_of); PyMem_Free(here); PyMem_Free(slot);
+    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width_of); PyMem_Free(seen); PyMem_Free(slot);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
     return result;
 }

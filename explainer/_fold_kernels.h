@@ -177,7 +177,7 @@ bad_id:
 #define WALK_BLOCK 32
 #endif
 static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
-                         int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *here) {
+                         int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *seen) {
     PyObject *steps = PyList_New(0);
     size_t m = (size_t)(alive ? alive : 1);
     int64_t *pos = PyMem_Malloc(m * 8), *val = PyMem_Malloc(m * 8);
@@ -204,28 +204,37 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
             const FT *row = tile + dd * alive;
             int32_t run = -1;  /* most stacks agree with the one before: their sum stays in a register */
             int64_t sum = 0;   /* rather than a chain of adds to one memory cell */
+            Py_ssize_t n_seen = 0;  /* the distinct frames of this depth, in `seen`: few, often one */
             for (Py_ssize_t j = 0; j < agree; j++) {
-                int32_t h = here[j] = row[col[j]];
+                int32_t h = row[col[j]];
                 if (h != run) {
-                    if (run >= 0) width[run] += sum;
+                    if (run >= 0) {
+                        if (!width[run]) seen[n_seen++] = run;
+                        width[run] += sum;
+                    }
                     run = h;
                     sum = 0;
                 }
                 sum += val[col[j]];
             }
-            if (run >= 0) width[run] += sum;
-            int32_t choice = here[0];
-            for (Py_ssize_t j = 0; j < agree; j++)
-                if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice))
-                    choice = here[j];
+            if (run >= 0) {
+                if (!width[run]) seen[n_seen++] = run;
+                width[run] += sum;
+            }
+            int32_t choice = seen[0];  /* the widest, the lowest id on ties (as numpy's argmax) */
+            for (Py_ssize_t x = 1; x < n_seen; x++)
+                if (width[seen[x]] > width[choice] || (width[seen[x]] == width[choice] && seen[x] < choice))
+                    choice = seen[x];
             PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
             if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
             Py_DECREF(step);
-            for (Py_ssize_t j = 0; j < agree; j++) width[here[j]] = 0;
+            int many = 0;
+            for (Py_ssize_t x = 0; x < n_seen; x++) { many |= seen[x] != choice; width[seen[x]] = 0; }
             if (choice == target) { done = 1; break; }
+            if (!many) continue;  /* every stack follows the chain, and none is at target (not chosen) */
             Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
             for (Py_ssize_t j = 0; j < agree; j++)
-                if (here[j] == choice && reach[col[j]] > d0 + dd) col[kept++] = col[j];
+                if (row[col[j]] == choice && reach[col[j]] > d0 + dd) col[kept++] = col[j];
             agree = kept;
         }
         for (Py_ssize_t j = 0; j < agree; j++) {  /* col is increasing: compacting in place is safe */
@@ -254,9 +263,13 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
         for (int64_t p = hi - 1; p >= lo; p--) {
-            if ((uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;
+            if (sizeof(FT) > 2 && (uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
             int t = slot[f[p]];
-            if (t >= 0 && !(seen & (1u << t))) {
+            if (t < 0) {
+                if (t == BAD_SLOT) goto bad_id;
+                continue;
+            }
+            if (!(seen & (1u << t))) {
                 seen |= 1u << t;
                 stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
                 if (seen == every) break;  /* every target has a call in this stack */
