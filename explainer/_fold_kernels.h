@@ -188,7 +188,10 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
     int done = 0;
     for (int64_t d0 = 0; alive && !done; d0 += WALK_BLOCK) {
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the tile: a stack's frames to its target, at most */
-            if (j + 8 < alive) PREFETCH(&f[pos[j + 8] + d0]);
+            if (j + 16 < alive) {  /* a block of a stack's frames may straddle two cache lines */
+                PREFETCH(&f[pos[j + 16] + d0]);
+                PREFETCH(&f[pos[j + 16] + d0 + WALK_BLOCK - 1]);
+            }
             int64_t last = reach[j] - d0 < WALK_BLOCK - 1 ? reach[j] - d0 : WALK_BLOCK - 1;
             uint32_t worst = 0;  /* frames above the target's call were not checked by find_targets */
             for (int64_t dd = 0; dd <= last; dd++) {
