@@ -47,6 +47,8 @@ _CLOSURE = re.compile(
 _WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
 _LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
+_OFFSET = re.compile(r"\s*\+0x[0-9a-f]+$")  # an offset into a library: lib.so.1+0x2f1a0
+_LIBRARY_SUFFIX = re.compile(r"\.(?:so|dll|dylib)(?:\.\d+)*$")  # the library's file suffix is not a part
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +119,15 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
         if stripped == text or not stripped:
             break
         text = stripped
-    text = re.sub(r"\s*\+0x[0-9a-f]+$", "", text)  # an offset into a library: lib.so.1+0x2f1a0
-    text = re.sub(r"\.(?:so|dll|dylib)(?:\.\d+)*$", "", text)  # the library's file suffix is not a part
+    text = _LIBRARY_SUFFIX.sub("", _OFFSET.sub("", text))
     return [p for p in _SPLIT.split(text) if p and p not in ("*", "()")]
 
 
 def _strip_angles(text: str) -> str:
     """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``); a label such as ``<module>``
     or ``mod.<lambda>`` (``<`` not right after a name) stays."""
+    if "<" not in text:  # most labels: nothing to strip, and no walk over every character
+        return text
     out: list[str] = []
     depth = 0
     for ch in text:
