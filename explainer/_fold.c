@@ -108,6 +108,9 @@ bad:
 enum { STRONG = 1, WEAK = 2, APP = 4, CARRIER = 8, UNRESOLVED = 16, INTERP = 32 };
 enum { FALLBACK_OTHER, FALLBACK_INTERP, FALLBACK_UNRESOLVED };
 
+/* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
+typedef struct tally { int64_t total, stamp; } tally;
+
 /* What fold_samples maps location ids through: id -> location index -> its frames. */
 typedef struct {
     Py_ssize_t k, n_types, n_lookup;
@@ -116,13 +119,15 @@ typedef struct {
     int64_t max_lines;  /* the most frames one location expands to: room is made once per sample */
     Py_ssize_t max_frames;  /* the most frames all samples may expand to: inlined lines cannot be a bomb */
     int32_t *frame_of;  /* id -> its one frame, or MISSING, or INLINED (several lines: see lookup) */
+    Py_ssize_t n_funcs;  /* the names: self and total are summed as the frames are written */
+    int64_t *self;
+    struct tally *acc;
 } fold_tables;
 
 enum { MISSING = -1, INLINED = -2 };
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 
-/* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
-typedef struct { int64_t total, stamp; } tally;
+
 
 /* The walk a call tree is grown from (analysis/tree.py::Walk) and the sizes it is read with. */
 typedef struct {
@@ -247,21 +252,33 @@ done:
     return result;
 }
 
-/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames)
- * -> (offsets bytes, frames bytes, values bytes) or an error tuple (field, index, message). */
+/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames,
+ * n_names) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an error tuple (field, index,
+ * message). Self and total per name (self_and_total's) are summed as each sample's frames are written, while they
+ * are still in the cache: the decode is the one pass over the frames that must be made. */
 static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer in, lookup, start, flat;
-    Py_ssize_t n_samples, k, n_types, max_frames;
+    Py_ssize_t n_samples, k, n_types, max_frames, n_names;
     int width;
-    if (!PyArg_ParseTuple(args, "y*nnny*y*y*in", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
-                          &max_frames))
+    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
+                          &max_frames, &n_names))
         return NULL;
     PyObject *result = NULL;
-    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL};
-    if (frame_width(width) || n_samples < 0 || k < 0 || k >= n_types) {
+    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL, n_names, NULL, NULL};
+    if (frame_width(width) || n_samples < 0 || k < 0 || k >= n_types || n_names < 0) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad sample count or type");
         goto done;
     }
+    for (Py_ssize_t x = 0; x < flat.len / 4; x++)  /* every frame written is one of these: checked once */
+        if (t.loc_frames[x] < 0 || t.loc_frames[x] >= n_names) {
+            PyErr_SetString(PyExc_ValueError, "bad location table");
+            goto done;
+        }
+    size_t m = (size_t)(n_names ? n_names : 1);
+    t.self = PyMem_Calloc(m, 8);
+    t.acc = PyMem_Malloc(m * sizeof(tally));
+    if (!t.self || !t.acc) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t x = 0; x < n_names; x++) t.acc[x] = (tally){0, -1};
     Py_ssize_t n_locs = start.len / 8 - 1;
     for (Py_ssize_t li = 0; li < n_locs; li++) {
         int64_t lines = t.loc_start[li + 1] - t.loc_start[li];
@@ -283,7 +300,7 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     }
     result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t) : fold_i32(in.buf, in.len, n_samples, &t);
 done:
-    PyMem_Free(t.frame_of);
+    PyMem_Free(t.frame_of); PyMem_Free(t.self); PyMem_Free(t.acc);
     PyBuffer_Release(&in); PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);
     return result;
 }

@@ -52,6 +52,16 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
         int32_t li = t->lookup[id];  /* inlined calls: every line, caller first */
         for (int64_t f = t->loc_start[li]; f < t->loc_start[li + 1]; f++) out[n++] = (FT)t->loc_frames[f];
     }
+    if (n > *n_frames) {  /* self and total, as K(self_and_total) sums them (the ids were checked) */
+        tally *acc = t->acc;
+        for (Py_ssize_t p = *n_frames; p < n; p++) {
+            uint32_t fn = (uint32_t)out[p];
+            int64_t fresh = -(int64_t)(acc[fn].stamp != i);
+            acc[fn].stamp = i;
+            acc[fn].total += v & fresh;
+        }
+        t->self[out[n - 1]] += v;
+    }
     *n_frames = n;
     return 0;
 malformed:
@@ -87,8 +97,13 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     }
     if (i != n_samples) goto malformed;
     if (_PyBytes_Resize(&frames_obj, n_frames * (Py_ssize_t)sizeof(FT))) goto done;
-    result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
-                           (char *)values, (Py_ssize_t)(n_samples * 8));
+    Py_ssize_t m = t->n_funcs;
+    int64_t *total = PyMem_Malloc((size_t)(m ? m : 1) * 8);
+    if (!total) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t x = 0; x < m; x++) total[x] = t->acc[x].total;
+    result = Py_BuildValue("(y#Oy#y#y#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
+                           (char *)values, (Py_ssize_t)(n_samples * 8), (char *)t->self, m * 8, (char *)total, m * 8);
+    PyMem_Free(total);
     goto done;
 malformed:
     error = err("profile", i, "malformed profile message");
