@@ -13,7 +13,7 @@ from typing import overload
 import numpy as np
 
 from explainer import knowledge
-from explainer.analysis.chain import Chain, heaviest_chain
+from explainer.analysis.chain import Chain, heaviest_chain, heaviest_chains
 from explainer.analysis.diff import diff_profiles
 from explainer.analysis.functions import TopRow, top
 from explainer.analysis.sandwich import sandwich
@@ -109,6 +109,20 @@ def chain_to(reading: Reading, name: str | None) -> Chain | None:
         return heaviest_chain(summary.profile, summary.stats, fid)
     except (NoSuchFunctionError, AnalysisError):
         return None
+
+
+HANDOFF_CHAINS = 3
+"""Chains a handoff report draws: to its top consumers, or to the allocation sites that asked."""
+
+
+def chain_targets(reading: Reading, n: int) -> list[int]:
+    """The functions a handoff walks chains to: the top ``n`` by self, or, when one of those is an
+    allocator frame, the first ``n`` allocation sites (the application frames that asked)."""
+    summary = reading.summary
+    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
+    if any(reading.role(name) == "allocator" for name in names):
+        names = [s.name for s in reading.sites[:n]] or names
+    return [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
 
 
 def named_path(reading: Reading) -> tuple[str, ...]:
@@ -331,6 +345,10 @@ def _compare(query: q.Compare, reading: Reading) -> q.Result:
 def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
     s = reading.summary
     lst = top(s.stats, "self", query.top)  # not the summary's rows: its --top may be smaller
+    # every chain a handoff shows, the summary's own (to the top by self, for the path) among them, in one
+    # walk over the frames: named_path below asks for the summary's first, the report for the rest after
+    first = [r.id for r in s.top_self.rows[:1]]
+    heaviest_chains(s.profile, s.stats, [*chain_targets(reading, min(query.top, HANDOFF_CHAINS)), *first])
     start = reading.start
     diff = None
     if query.baseline is not None:

@@ -17,6 +17,7 @@ from explainer.analysis.diff import Diff
 from explainer.analysis.functions import top
 from explainer.analysis.peak import Window
 from explainer.model import Profile
+from explainer.queries.answer import chain_targets
 from explainer.queries.records import HandoffResult
 from explainer.reading import Reading
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
@@ -99,10 +100,7 @@ def sites_line(reading: Reading, n: int) -> list[str]:
 def chains_to(reading: Reading, n: int) -> list[Chain]:
     """Heaviest chains to the top consumers (to their allocation sites when those are allocator frames)."""
     summary = reading.summary
-    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
-    if any(reading.role(name) == "allocator" for name in names):
-        names = [s.name for s in reading.sites[:n]] or names
-    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    ids = chain_targets(reading, n)
     # one pass over the frames for all, the summary's own chain (to the top by self) among them
     first = summary.top_self.rows[:1]
     chains = heaviest_chains(summary.profile, summary.stats, [*ids, *(r.id for r in first)])
