@@ -100,8 +100,10 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
 
     ``decoded`` uses the symbol decoders for shapes only they can read (py-spy's ``file:line - func``,
     ``func (file:line)``); a question's own text is read without them."""
+    # each pattern below runs only where its literal part occurs: the name index reads every label of a profile
     text = label[:MAX_READ].strip().strip("`'\"")
-    text = _PERF_MARK.sub("", text)
+    if text.endswith("]"):
+        text = _PERF_MARK.sub("", text)
     if decoded and (" - " in text or text.endswith(")")):
         sym = decode(text)
         if sym.file and sym.member:
@@ -111,15 +113,20 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
     located = _TRAILING_PLACE.match(text)
     if located:  # Node's "fn file:line", JFR's "fn (File.java:12)": the place is not part of the name
         text = located.group(1)
-    text = _RUST_HASH.sub("", text)
-    text = _RECEIVER.sub(r"\1", text)
+    if "::h" in text:
+        text = _RUST_HASH.sub("", text)
+    if "(" in text:
+        text = _RECEIVER.sub(r"\1", text)
     text = _strip_angles(text)
     while True:
-        stripped = _PARAMS.sub("", text).rstrip()
+        stripped = (_PARAMS.sub("", text) if text.endswith(")") else text).rstrip()
         if stripped == text or not stripped:
             break
         text = stripped
-    text = _LIBRARY_SUFFIX.sub("", _OFFSET.sub("", text))
+    if "+0x" in text:
+        text = _OFFSET.sub("", text)
+    if ".so" in text or ".dll" in text or ".dylib" in text:
+        text = _LIBRARY_SUFFIX.sub("", text)
     return [p for p in _SPLIT.split(text) if p and p not in ("*", "()")]
 
 
