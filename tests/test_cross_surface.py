@@ -194,29 +194,69 @@ def analyze_json(profile: Profile, reading: Reading) -> Said:
 # -- the handoff report ----------------------------------------------------------------------
 
 
-def _handoff_said(report: str) -> Said:
-    def find(pattern: str) -> tuple[str, str] | None:
-        m = re.search(pattern, report, re.M)
+def _template(lang: str, message: str, **groups: str) -> str:
+    """A regular expression for one of the handoff writer's messages as ``lang`` words it: the
+    placeholders named in ``groups`` become those patterns, the others match anything."""
+    text = translations(lang).gettext(message)
+    parts = re.split(r"(\{\w+\})", text)
+    return "".join(groups.get(p[1:-1], ".*?") if re.fullmatch(r"\{\w+\}", p) else re.escape(p) for p in parts)
+
+
+def _handoff_said(report: str, lang: str = "en") -> Said:
+    """What a handoff says, the report's or the chat's: both are written by one writer
+    (``explain/answers/handoff.py``), so one reading of its messages, in either language, reads both."""
+    code, number = r"`([^`]*)`", r"(.+?)"
+
+    def find(prefix: str, message: str, **groups: str) -> tuple[str, str] | None:
+        m = re.search(prefix + _template(lang, message, **groups), report, re.M)
         return (m.group(1), m.group(2)) if m else None
 
-    section = report.split("## What can be ignored", 1)
-    ignorable: tuple[str, ...] = ()
-    if len(section) == 2:
-        first = section[1].strip().splitlines()[0]
-        if first.startswith("- Wide bars with zero self"):
-            ignorable = tuple(re.findall(r"`([^`]*)` \(", first))
+    wide = "Wide bars with zero self only pass calls on (nothing is {verb} there): {names}{more}."
+    line = re.search("^- " + _template(lang, wide, names="(.*)") + "$", report, re.M)
     return Said(
+        lang,
         complete=True,
-        biggest=find(r"^- Biggest consumer: `([^`]*)`, \*\*([^*]+)\*\* self"),
-        responsible=find(r"^- Most responsible[^`]*`([^`]*)`, (.+?) total"),
-        start=find(r"^\d+\. Start with `([^`]*)` \((.+), [\d.,]+%\)"),
-        ignorable=ignorable,
+        biggest=find(
+            "^- ", "Biggest consumer: {name}, **{self}** self ({share} of the total).", name=code, self=r"([^*]+)"
+        ),
+        responsible=find(
+            "^- ",
+            "Most responsible (the widest bar where the stacks branch): {name}, {total} total ({share}).",
+            name=code,
+            total=number,
+        ),
+        start=find(
+            r"^\d+\. ",
+            "Start with {name} ({value}, {share}): {why}; its chain above says why it runs.",
+            name=code,
+            value=r"(.+)",
+            share=r"[\d.,<]+%",
+        ),
+        ignorable=tuple(re.findall(r"`([^`]*)` \(", line.group(1))) if line else (),
     )
 
 
 @surface("handoff report")
 def handoff(profile: Profile, reading: Reading) -> Said:
     return _handoff_said(handoff_markdown(profile, summary=reading.summary))
+
+
+def _chat_handoff(profile: Profile, reading: Reading, lang: str) -> str:
+    conv = Conversation(profile, settings=LlmSettings(), mode="offline", summary=reading.summary)
+    question = "schrijf een overdracht voor de volgende on-call" if lang == "nl" else "Write me an on-call handoff"
+    answer = conv.ask(question)
+    assert answer.focus == (reading.start.name if reading.start else None)
+    return answer.markdown
+
+
+@surface("chat handoff (English)")
+def chat_handoff_en(profile: Profile, reading: Reading) -> Said:
+    return _handoff_said(_chat_handoff(profile, reading, "en"))
+
+
+@surface("chat handoff (Dutch)")
+def chat_handoff_nl(profile: Profile, reading: Reading) -> Said:
+    return _handoff_said(_chat_handoff(profile, reading, "nl"), "nl")
 
 
 # -- the app's views -------------------------------------------------------------------------
@@ -461,8 +501,41 @@ def test_the_allocator_heavy_profile_starts_at_the_code_that_asked() -> None:
     )
     conv = Conversation(PROFILES["allocator-heavy"](), settings=LlmSettings(), mode="offline")
     assert conv.ask("Write me a summary for the on-call handoff").focus == "torch.empty"
-    assert "start with `torch.empty`" in conv.ask("Write me a summary for the on-call handoff").markdown
+    assert "Start with `torch.empty`" in conv.ask("Write me a summary for the on-call handoff").markdown
     assert "Start with `torch.empty`" in handoff_markdown(PROFILES["allocator-heavy"]())
+
+
+def _sections(markdown: str, level: str) -> dict[str, list[str]]:
+    """A Markdown document's sections at heading ``level``: title -> its lines, blank lines left out."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            current = out.setdefault(line.removeprefix(level + " "), []) if line.startswith(level + " ") else None
+        elif current is not None and line.strip():
+            current.append(line)
+    return out
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_the_chat_handoff_shows_the_reports_own_sections(name: str) -> None:
+    """One writer (``explain/answers/handoff.py``) serves both: the chat's English handoff holds the
+    report's Headline, Responsible chains and What can be ignored sections line for line, and its next
+    steps start with the report's; its Top consumers are the report's first rows (it shows 3 of the 5)."""
+    profile = PROFILES[name]()
+    reading = read(summarize(profile, Options(top=10)))
+    report = _sections(handoff_markdown(profile, summary=reading.summary), "##")
+    chat = _sections(_chat_handoff(profile, reading, "en"), "####")
+    assert set(chat) <= set(report), set(chat) - set(report)
+    for title in ("Headline", "Responsible chains (total)", "What can be ignored"):
+        assert chat.get(title) == report.get(title), title
+    steps = [line for line in chat.get("Suggested next steps", []) if re.match(r"\d+\. ", line)]
+    assert steps == report["Suggested next steps"][: len(steps)]
+    if reading.start is not None:
+        assert steps and steps[0].startswith(f"1. Start with `{reading.start.name}`")
+    rows = [r for r in chat.get("Top consumers (self)", []) if r.startswith("| ")]
+    want = [r for r in report.get("Top consumers (self)", []) if r.startswith("| ")]
+    assert [r.split(" | ")[:4] for r in rows] == [r.split(" | ")[:4] for r in want[: len(rows)]]
 
 
 def test_a_go_method_is_a_go_method_on_every_surface() -> None:

@@ -205,8 +205,12 @@ def test_a_call_without_a_source_says_what_to_pass(mcp: Session) -> None:
     call = mcp.calls[15]
     assert call.is_error and call.data is None  # never the demo's numbers
     assert "source is required" in call.markdown and "'demo'" in call.markdown and "allowed roots" in call.markdown
-    for tool in mcp.tools.values():  # the schema says so too
-        assert "required" in json.dumps(tool.input_schema)
+    for tool in mcp.tools.values():  # the schema says so too: every profile a tool reads is a required string
+        schema = tool.input_schema
+        named = [p for p in ("source", "base", "new") if p in schema["properties"]]
+        assert named and set(named) <= set(schema.get("required", ())), tool.name
+        for p in named:
+            assert schema["properties"][p]["type"] == "string" and "default" not in schema["properties"][p]
 
 
 def test_errors_name_mcp_tools_not_cli_commands(mcp: Session) -> None:

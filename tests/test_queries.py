@@ -12,15 +12,18 @@ from explainer.analysis.summary import summarize
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.errors import NoSuchFunctionError
 from explainer.queries import (
+    Breakdown,
     CategoryQuery,
     ChainTo,
     Compare,
+    Group,
     Handoff,
     Knob,
     Meaning,
     Most,
     Neighbours,
     Overview,
+    Own,
     Query,
     Responsible,
     SelfVsTotal,
@@ -58,6 +61,9 @@ def _every_query(name: str) -> list[Query]:
         ChainTo(name),
         Neighbours(name),
         CategoryQuery("kv-cache"),
+        Breakdown(),
+        Group((name,)),
+        Own(),
         UnresolvedShare(),
         Knob(name),
         Meaning(name),
@@ -81,6 +87,24 @@ def test_every_query_has_a_typed_answer_in_the_profiles_unit(reading: object) ->
         assert (result.unit, result.total) == (reading.summary.unit, reading.summary.total)
         kinds.add(type(result))
     assert len(kinds) == len(q.Result.__args__)
+
+
+@pytest.mark.parametrize("reading", [GPU, CPU, ALLOC], ids=["gpu", "cpu", "allocator"])
+def test_a_category_has_one_number_whoever_asks(reading: object) -> None:
+    """The breakdown and a category's own answer count a concept alike (GC by every stack holding a GC
+    frame, memory by attribution), and a group of one function holds that function's total."""
+    from explainer.reading import Reading
+
+    assert isinstance(reading, Reading) and reading.biggest is not None
+    for share in answer(reading, Breakdown()).shares:
+        one = answer(reading, CategoryQuery(share.concept))
+        assert one.value == share.value, (share.concept, one.how, share.how)
+        assert all(f.total <= reading.summary.total for f in one.frames)
+    unresolved = answer(reading, CategoryQuery("unresolved"))
+    assert unresolved.value == pytest.approx(reading.summary.unresolved_share * reading.summary.total)
+    name = reading.biggest.name
+    group = answer(reading, Group((name, "NotInThisProfile.at_all")))
+    assert [f.name for f in group.members] == [name] and group.value == group.members[0].total
 
 
 def test_self_and_total_follow_pprof_and_name_a_present_function() -> None:
@@ -137,3 +161,35 @@ def test_compare_says_why_two_profiles_cannot_be_compared() -> None:
     assert result.diff is None and result.reason
     same = answer(GPU, Compare(demo_profile()))
     assert same.diff is not None and same.diff.total_after == GPU.summary.total
+
+
+def test_own_code_is_read_with_the_profiles_runtime() -> None:
+    """A Go method is Go code, not a Python function written alike (``pkg.Foo.bar``)."""
+    go = read(
+        summarize(
+            profile_of(
+                {
+                    "runtime.main;main.main;pkg.Foo.bar;runtime.mallocgc": 70,
+                    "runtime.main;main.main;net/http.(*conn).serve;pkg.Foo.bar": 30,
+                },
+                unit="nanoseconds",
+                sample_type="cpu",
+            )
+        )
+    )
+    own = answer(go, Own("go"))
+    assert [f.name for f in own.rows] == ["pkg.Foo.bar"] and own.biggest is not None
+    assert own.biggest.name == "runtime.mallocgc"
+    assert answer(go, Own("python")).rows == ()
+
+
+def test_a_comparison_is_made_once_and_shared() -> None:
+    """The chat's comparison, its handoff and the model's facts read one diff per pair of profiles."""
+    from explainer.explain.context import ProfileContext
+
+    baseline = demo_cpu_profile()
+    first = answer(CPU, Compare(baseline)).diff
+    assert first is not None and answer(CPU, Compare(baseline)).diff is first
+    assert answer(CPU, Handoff(baseline=baseline)).diff is first
+    assert ProfileContext(CPU.summary.profile, baseline=baseline, summary=CPU.summary).diff is first
+    assert answer(GPU, Compare(baseline)).reason  # bytes against time: a sentence, not a diff

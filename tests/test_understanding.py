@@ -19,8 +19,8 @@ from pyspy_vllm import pyspy_vllm_profile
 from conftest import REAL
 from explainer.demo import demo_cpu_profile, demo_profile
 from explainer.explain import Conversation, LlmSettings
-from explainer.explain.answers import shares
 from explainer.model import Profile, ProfileBuilder, SampleType
+from explainer.queries import shares
 from explainer.readers import read_path
 
 JAVA = REAL / "flamegraph_cddl-unclear" / "perf-java-stacks-01-collapsed-all.txt"
@@ -150,11 +150,11 @@ CONCEPTS = ("unresolved", "gc", "kernel", "kv-cache", "weights", "scheduler", "j
 def test_every_answer_states_the_same_number_for_a_concept(key: str) -> None:
     conv = _conversation(key)
     ctx = conv.ctx
-    assert shares.share(ctx, "unresolved").value == pytest.approx(ctx.summary.unresolved_share * ctx.total)
+    assert shares.share(ctx.reading, "unresolved").value == pytest.approx(ctx.summary.unresolved_share * ctx.total)
     breakdown = conv.ask("split it up per category").markdown
     assessment = conv.ask("does this look ok?").markdown
     for concept in CONCEPTS:
-        counted = shares.share(ctx, concept)
+        counted = shares.share(ctx.reading, concept)
         if not counted.value:
             continue
         from explainer.explain.answers.writer import Writer
@@ -182,11 +182,11 @@ def test_gc_and_kernel_count_whole_stacks_not_the_top_frame() -> None:
     builder.add(["java", "app.Main.run", "sys_write_[k]", "native_write_msr_safe_[k]"], 30)
     builder.add(["java", "app.Main.run"], 900)
     conv = Conversation(builder.build(), settings=LlmSettings(), mode="offline")
-    gc = shares.share(conv.ctx, "gc")
+    gc = shares.share(conv.ctx.reading, "gc")
     assert (gc.how, gc.value) == ("stacks", 70)
     assert conv.ctx.reading.self_by_category.get("gc", 0) < 70
     assert "70 ns (7.0%)" in conv.ask("how much time goes to gc?").markdown
-    assert shares.share(conv.ctx, "kernel").value == 30
+    assert shares.share(conv.ctx.reading, "kernel").value == 30
 
 
 def test_the_model_and_mcp_tools_find_names_through_the_same_resolver() -> None:

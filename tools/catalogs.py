@@ -24,7 +24,7 @@ from explainer.explain.answers.language import DOMAIN, LANGUAGES
 PACKAGE = Path(__file__).resolve().parents[1] / "explainer"
 LOCALE = PACKAGE / "locale"
 KEYWORDS = {"t": None, "tn": (1, 2), "N_": None}
-SOURCES = ("explain/answers/**.py", "explain/conversation.py", "explain/llm/turn.py", "knowledge/visibility.py")
+SOURCES = ("explain/answers/**.py", "explain/route.py", "explain/llm/turn.py", "knowledge/visibility.py")
 
 
 def _python_messages() -> Iterator[tuple[str | tuple[str, ...], str]]:

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
-from explainer.analysis.diff import Diff, diff_profiles
+from explainer.analysis.diff import Diff
 from explainer.analysis.functions import TopRow
 from explainer.analysis.sandwich import Sandwich, sandwich
 from explainer.analysis.summary import Options, Summary, summarize
@@ -19,6 +19,7 @@ from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain.checks.names import NameIndex
 from explainer.explain.question.subjects import Names, PartsIndex
 from explainer.model import Profile
+from explainer.queries import Compare, answer
 from explainer.reading import Reading, read
 
 
@@ -144,10 +145,7 @@ class ProfileContext:
 
     @cached_property
     def diff(self) -> Diff | str | None:
-        """The comparison with the baseline; a sentence when they cannot be compared; None without one."""
-        if self.baseline is None:
-            return None
-        try:
-            return diff_profiles(self.baseline, self.profile)
-        except AnalysisError as exc:
-            return str(exc)
+        """The comparison with the baseline (the query's, made once); a sentence when they cannot be
+        compared; None without one."""
+        result = answer(self.reading, Compare(self.baseline))
+        return result.diff if result.diff is not None else result.reason

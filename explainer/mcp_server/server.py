@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,8 +92,28 @@ def _run(make: Callable[[], tools.Result]) -> CallToolResult:
         raise ToolError(f"the tool failed on this profile (unexpected {type(exc).__name__}; logged)") from exc
 
 
+REQUIRED = ("source", "base", "new")
+"""The profiles a call names: published as required, though the functions take None, so that a call
+without one gets the error that says what to pass (:func:`missing_source`), not a bare validation error."""
+
+
+def required_profiles(made: Tool) -> Tool:
+    """``made`` with its profile arguments in the schema's ``required``, typed as the strings they must be."""
+    properties = made.parameters.get("properties", {})
+    named = [name for name in REQUIRED if name in properties]
+    for name in named:
+        prop = properties[name]
+        prop.pop("default", None)
+        text = [branch for branch in prop.pop("anyOf", []) if branch.get("type") != "null"]
+        if text:  # "a string", no longer "a string or null"
+            prop.update(text[0])
+    if named:
+        made.parameters["required"] = [*named, *(n for n in made.parameters.get("required", []) if n not in named)]
+    return made
+
+
 def build_server(access: Access) -> MCPServer:
-    server: MCPServer = MCPServer("explainer", version=__version__, instructions=INSTRUCTIONS)
+    tools_made: list[Tool] = []
     # one prepared reading per profile object: a conversation's calls on one profile share it
     contexts = once_per_profile(ProfileContext)
 
@@ -111,7 +132,10 @@ def build_server(access: Access) -> MCPServer:
     hints = ToolAnnotations(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=access.server is not None
     )
-    tool = server.tool(annotations=hints, structured_output=False)
+
+    def tool(fn: Callable[..., CallToolResult]) -> Callable[..., CallToolResult]:
+        tools_made.append(required_profiles(Tool.from_function(fn, annotations=hints, structured_output=False)))
+        return fn
 
     @tool
     def analyze(
@@ -213,7 +237,7 @@ def build_server(access: Access) -> MCPServer:
         return _run(lambda: tools.ask(load(source, sample_type, query), question))
 
     _discovery_tools(tool, access)
-    return server
+    return MCPServer("explainer", version=__version__, instructions=INSTRUCTIONS, tools=tools_made)
 
 
 ServerSource = Annotated[

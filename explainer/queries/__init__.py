@@ -4,15 +4,18 @@ to its typed result. Surfaces render results; they never derive an answer themse
 
 from explainer.queries.answer import answer
 from explainer.queries.records import (
+    Breakdown,
     CategoryQuery,
     ChainTo,
     Compare,
+    Group,
     Handoff,
     Knob,
     Meaning,
     Most,
     Neighbours,
     Overview,
+    Own,
     Query,
     Responsible,
     Result,
@@ -23,15 +26,18 @@ from explainer.queries.records import (
 )
 
 __all__ = [
+    "Breakdown",
     "CategoryQuery",
     "ChainTo",
     "Compare",
+    "Group",
     "Handoff",
     "Knob",
     "Meaning",
     "Most",
     "Neighbours",
     "Overview",
+    "Own",
     "Query",
     "Responsible",
     "Result",

@@ -7,18 +7,23 @@ of its own, so no two can disagree.
 
 from __future__ import annotations
 
+import itertools
+import weakref
 from functools import singledispatch
 from typing import overload
 
 import numpy as np
 
 from explainer import knowledge
-from explainer.analysis.chain import Chain, heaviest_chain, heaviest_chains
-from explainer.analysis.diff import diff_profiles
+from explainer.analysis.chain import Chain, heaviest_chain
+from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
 from explainer.analysis.functions import TopRow, top
 from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
+from explainer.model import Profile
 from explainer.queries import records as q
+from explainer.queries import shares
+from explainer.queries.chains import asked_by, chains_to_top, common_prefix
 from explainer.queries.records import Verdict
 from explainer.reading import Reading
 from explainer.symbols import clean
@@ -40,6 +45,12 @@ def answer(reading: Reading, query: q.ChainTo) -> q.ChainResult: ...
 def answer(reading: Reading, query: q.Neighbours) -> q.NeighboursResult: ...
 @overload
 def answer(reading: Reading, query: q.CategoryQuery) -> q.CategoryResult: ...
+@overload
+def answer(reading: Reading, query: q.Breakdown) -> q.BreakdownResult: ...
+@overload
+def answer(reading: Reading, query: q.Group) -> q.GroupResult: ...
+@overload
+def answer(reading: Reading, query: q.Own) -> q.OwnResult: ...
 @overload
 def answer(reading: Reading, query: q.UnresolvedShare) -> q.UnresolvedResult: ...
 @overload
@@ -109,20 +120,6 @@ def chain_to(reading: Reading, name: str | None) -> Chain | None:
         return heaviest_chain(summary.profile, summary.stats, fid)
     except (NoSuchFunctionError, AnalysisError):
         return None
-
-
-HANDOFF_CHAINS = 3
-"""Chains a handoff report draws: to its top consumers, or to the allocation sites that asked."""
-
-
-def chain_targets(reading: Reading, n: int) -> list[int]:
-    """The functions a handoff walks chains to: the top ``n`` by self, or, when one of those is an
-    allocator frame, the first ``n`` allocation sites (the application frames that asked)."""
-    summary = reading.summary
-    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
-    if any(reading.role(name) == "allocator" for name in names):
-        names = [s.name for s in reading.sites[:n]] or names
-    return [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
 
 
 def named_path(reading: Reading) -> tuple[str, ...]:
@@ -214,6 +211,14 @@ def _chain(query: q.ChainTo, reading: Reading) -> q.Result:
     if chain is None:
         raise NoSuchFunctionError("this profile has no samples to follow")
     walked = steps(reading, chain)
+    narrows = next(
+        (
+            i
+            for i, (prev, step) in enumerate(itertools.pairwise(walked), 1)
+            if step.total < prev.total and prev.total - step.total >= SMALL_SHARE * reading.summary.total
+        ),
+        None,
+    )
     asked_by = None
     if reading.role(chain.target) != "app":
         asked_by = next((s for s in reversed(walked[:-1]) if s.role == "app"), None)
@@ -224,6 +229,7 @@ def _chain(query: q.ChainTo, reading: Reading) -> q.Result:
         target_total=chain.target_total,
         steps=walked,
         asked_by=asked_by,
+        narrows=narrows,
     )
 
 
@@ -243,22 +249,64 @@ def _neighbours(query: q.Neighbours, reading: Reading) -> q.Result:
 
 @_answer.register
 def _category(query: q.CategoryQuery, reading: Reading) -> q.Result:
-    share = next((c for c in reading.categories if c.category == query.category), None)
-    value: int | None = share.self if share is not None else None
-    if value is None and reading.kind != "bytes":
-        value = reading.self_by_category.get(query.category)
-    example = next((s.name for s in reading.sites if s.category == query.category), None)
+    concept = query.category
+    counted = shares.share(reading, concept)
+    by_self: tuple[q.Fn, ...] = ()
+    if counted.how == "self":
+        rows = reading.summary.top_self.rows
+        by_self = tuple(fn(reading, r) for r in rows if knowledge.classify(r.name) == concept)[:5]
+    sites = tuple(s for s in reading.sites if s.category == concept)
+    example = sites[0].name if sites else None
     if example is None:
-        example = next(
-            (r.name for r in reading.summary.top_self.rows if knowledge.classify(r.name) == query.category), None
-        )
+        example = next((r.name for r in reading.summary.top_self.rows if knowledge.classify(r.name) == concept), None)
     return q.CategoryResult(
         *_base(reading),
-        category=query.category,
-        label=knowledge.label(query.category),
-        value=value,
+        category=concept,
+        label=knowledge.label(concept),
+        value=counted.value,
+        how=counted.how,
+        frames=tuple(function(reading, name) for name in counted.frames),
+        by_self=by_self,
+        sites=sites[:3] if counted.how == "attributed" else (),
         example=example,
     )
+
+
+@_answer.register
+def _breakdown(query: q.Breakdown, reading: Reading) -> q.Result:
+    return q.BreakdownResult(*_base(reading), shares=tuple(shares.breakdown(reading)))
+
+
+@_answer.register
+def _group(query: q.Group, reading: Reading) -> q.Result:
+    profile, stats = reading.summary.profile, reading.summary.stats
+    ids = [fid for fid in (profile.function_id(n) for n in query.names) if fid is not None]
+    marked = np.zeros(len(profile.names), dtype=bool)
+    marked[ids] = True
+    members = []
+    for fid in sorted(ids, key=lambda fid: -int(stats.total_values[fid])):
+        s, t = stats.of(fid)
+        members.append(q.Fn(profile.names[fid], s, t, reading.role(profile.names[fid])))
+    return q.GroupResult(*_base(reading), value=shares.stacks_holding(profile, marked), members=tuple(members))
+
+
+OWN_SCAN = 500  # the heaviest functions by self looked at: the own-code rows are among them
+
+
+@_answer.register
+def _own(query: q.Own, reading: Reading) -> q.Result:
+    profile, values = reading.summary.profile, reading.summary.stats.self_values
+    rows: list[q.Fn] = []
+    for fid in np.argsort(-values, kind="stable")[:OWN_SCAN].tolist():
+        if values[fid] <= 0 or len(rows) >= query.limit:
+            break
+        name = profile.names[fid]
+        if reading.role(name) != "app":
+            continue
+        if query.language is not None and reading.symbol(name).language != query.language:
+            continue
+        rows.append(function(reading, name))
+    return q.OwnResult(*_base(reading), rows=tuple(rows), biggest=_biggest(reading))
 
 
 @_answer.register
@@ -286,7 +334,7 @@ def _meaning(query: q.Meaning, reading: Reading) -> q.Result:
 @_answer.register
 def _skip(query: q.Skip, reading: Reading) -> q.Result:
     if query.name is None:
-        return q.SkipResult(*_base(reading), ignorable=reading.ignorable)
+        return q.SkipResult(*_base(reading), ignorable=reading.ignorable, small=small(reading))
     f = function(reading, query.name)
     start = reading.start
     reason = ""
@@ -309,6 +357,7 @@ def _skip(query: q.Skip, reading: Reading) -> q.Result:
         name=f.name,
         verdict=verdict,
         reason=reason,
+        function=f,
     )
 
 
@@ -330,12 +379,27 @@ def _overview(query: q.Overview, reading: Reading) -> q.Result:
     )
 
 
+# profile -> baseline -> its diff (default noise floor): the chat's comparison, its handoff and the
+# model's facts ask for the same one; profiles are immutable, and a diff lives as long as both do
+_DIFFS: weakref.WeakKeyDictionary[Profile, weakref.WeakKeyDictionary[Profile, Diff]] = weakref.WeakKeyDictionary()
+
+
+def diff_of(baseline: Profile, profile: Profile, floor: NoiseFloor | None = None) -> Diff:
+    """``diff_profiles(baseline, profile, floor)``, made once per pair for the default floor."""
+    if floor is not None:
+        return diff_profiles(baseline, profile, floor)
+    known = _DIFFS.setdefault(profile, weakref.WeakKeyDictionary())
+    if baseline not in known:
+        known[baseline] = diff_profiles(baseline, profile)
+    return known[baseline]
+
+
 @_answer.register
 def _compare(query: q.Compare, reading: Reading) -> q.Result:
     if query.baseline is None:
         return q.CompareResult(*_base(reading), diff=None, reason=None)
     try:
-        diff = diff_profiles(query.baseline, reading.summary.profile)
+        diff = diff_of(query.baseline, reading.summary.profile)
     except AnalysisError as exc:
         return q.CompareResult(*_base(reading), diff=None, reason=str(exc))
     return q.CompareResult(*_base(reading), diff=diff, reason=None)
@@ -345,14 +409,11 @@ def _compare(query: q.Compare, reading: Reading) -> q.Result:
 def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
     s = reading.summary
     lst = top(s.stats, "self", query.top)  # not the summary's rows: its --top may be smaller
-    # every chain a handoff shows, the summary's own (to the top by self, for the path) among them, in one
-    # walk over the frames: named_path below asks for the summary's first, the report for the rest after
-    first = [r.id for r in s.top_self.rows[:1]]
-    heaviest_chains(s.profile, s.stats, [*chain_targets(reading, min(query.top, HANDOFF_CHAINS)), *first])
     start = reading.start
     diff = None
     if query.baseline is not None:
-        diff = diff_profiles(query.baseline, s.profile)
+        diff = diff_of(query.baseline, s.profile, query.floor)
+    chains = chains_to_top(reading, min(query.top, 3)) if s.total else ()
     return q.HandoffResult(
         *_base(reading),
         resource=reading.resource,
@@ -370,4 +431,9 @@ def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
         categories=reading.categories,
         sites=reading.sites,
         diff=diff,
+        covered=lst.covered,
+        asked_by=asked_by(reading, query.top),
+        chains=chains,
+        common=common_prefix(chains),
+        runtime=reading.runtime,
     )

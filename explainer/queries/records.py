@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from explainer.analysis.diff import Diff
+from explainer.analysis.chain import Chain, ChainStep
+from explainer.analysis.diff import Diff, NoiseFloor
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
 from explainer.reading import Ignorable, Role, Start
@@ -69,6 +70,26 @@ class CategoryQuery:
 
 
 @dataclass(frozen=True)
+class Breakdown:
+    """The profile split by category, each counted as :class:`CategoryQuery` counts it."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of functions (exact labels, resolved beforehand): their value, each stack once."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Own:
+    """What uses the most among the application's own frames (of one language when ``language`` is given)."""
+
+    language: str | None = None
+    limit: int = 5
+
+
+@dataclass(frozen=True)
 class UnresolvedShare:
     """How much of the total ends in raw addresses."""
 
@@ -108,10 +129,11 @@ class Compare:
 
 @dataclass(frozen=True, eq=False)
 class Handoff:
-    """The on-call handoff: the facts both the chat's short view and the report render."""
+    """The on-call handoff: the facts the one handoff writer renders for the report and the chat."""
 
     top: int = 5
     baseline: Profile | None = None
+    floor: NoiseFloor | None = None  # the diff's noise floor (the default one when None)
 
 
 Query = (
@@ -122,6 +144,9 @@ Query = (
     | ChainTo
     | Neighbours
     | CategoryQuery
+    | Breakdown
+    | Group
+    | Own
     | UnresolvedShare
     | Knob
     | Meaning
@@ -132,6 +157,7 @@ Query = (
 )
 
 Verdict = Literal["skip", "pass-through", "keep"]  # noise / zero self, only passes calls on / a cause
+ShareHow = Literal["leaf", "stacks", "attributed", "self"]
 
 # -- the facts -------------------------------------------------------------------------------
 
@@ -155,6 +181,18 @@ class Step:
     self: int
     total: int
     role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """A concept's one number: ``how`` says how it is counted: ``leaf`` (unresolved: the stacks ending in
+    a raw address), ``stacks`` (a runtime kind: every stack holding one of its frames, whole),
+    ``attributed`` (a memory category, by the code that asked), ``self`` (the kind's frames' self)."""
+
+    concept: str
+    value: int  # in the profile's unit
+    how: ShareHow
+    frames: tuple[str, ...] = ()  # the heaviest frames of the kind, by total, for the answer to name
 
 
 @dataclass(frozen=True)
@@ -231,6 +269,7 @@ class ChainResult(Base):
     target_total: int
     steps: tuple[Step, ...]
     asked_by: Step | None  # the nearest application frame below a runtime target
+    narrows: int | None = None  # the first step whose total is under its caller's by 1% of the total or more
 
     @property
     def subject(self) -> str:
@@ -252,12 +291,45 @@ class NeighboursResult(Base):
 class CategoryResult(Base):
     category: str
     label: str
-    value: int | None  # None: the profile's unit has no such breakdown (only memory is attributed)
+    value: int  # counted as ``how`` says (:class:`Share`)
+    how: ShareHow
+    frames: tuple[Fn, ...]  # ``leaf`` and ``stacks``: the kind's heaviest frames, by total
+    by_self: tuple[Fn, ...]  # ``self``: the kind's biggest frames among the top by self
+    sites: tuple[Site, ...]  # ``attributed``: where it is allocated (the application frames that asked)
     example: str | None  # a frame of that category
 
     @property
     def subject(self) -> str | None:
         return self.example
+
+
+@dataclass(frozen=True)
+class BreakdownResult(Base):
+    shares: tuple[Share, ...]  # every concept with a value, heaviest first
+
+    @property
+    def subject(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class OwnResult(Base):
+    rows: tuple[Fn, ...]  # application frames with self, the biggest first
+    biggest: Fn | None  # the biggest consumer over the whole profile
+
+    @property
+    def subject(self) -> str | None:
+        return self.rows[0].name if self.rows else None
+
+
+@dataclass(frozen=True)
+class GroupResult(Base):
+    value: int  # every stack through at least one member, once
+    members: tuple[Fn, ...]  # present members, the heaviest total first
+
+    @property
+    def subject(self) -> str | None:
+        return self.members[0].name if self.members else None
 
 
 @dataclass(frozen=True)
@@ -296,6 +368,8 @@ class SkipResult(Base):
     name: str | None = None
     verdict: Verdict | None = None  # for ``Skip(name)``
     reason: str = ""  # why not: "responsible", "start", "consumer" (has self)
+    function: Fn | None = None  # for ``Skip(name)``: its numbers
+    small: tuple[int, int] = (0, 0)  # for ``Skip()``: (how many functions, their self together) under 1% each
 
     @property
     def subject(self) -> str | None:
@@ -348,6 +422,11 @@ class HandoffResult(Base):
     categories: tuple[CategoryShare, ...]
     sites: tuple[Site, ...]
     diff: Diff | None = field(default=None)
+    covered: int = 0  # the consumers' self together
+    asked_by: tuple[Site, ...] = ()  # the allocation sites to name: only when a top consumer is the allocator
+    chains: tuple[Chain, ...] = ()  # the heaviest chain to each top consumer (to its sites when an allocator)
+    common: tuple[ChainStep, ...] = ()  # the entry frames every one of ``chains`` starts with
+    runtime: str = ""  # the profile's runtime ("" unknown or mixed), to decode a frame's label with
 
     @property
     def subject(self) -> str | None:
@@ -362,6 +441,9 @@ Result = (
     | ChainResult
     | NeighboursResult
     | CategoryResult
+    | BreakdownResult
+    | GroupResult
+    | OwnResult
     | UnresolvedResult
     | KnobResult
     | MeaningResult

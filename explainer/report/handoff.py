@@ -14,22 +14,20 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from explainer import __version__, markdown, units
-from explainer.analysis.chain import Chain
-from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
-from explainer.analysis.filters import TRAMPOLINE
-from explainer.analysis.functions import top as top_list
+from explainer import __version__, markdown
+from explainer.analysis.diff import Diff, NoiseFloor
 from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
+from explainer.explain.answers import handoff as written
 from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
 from explainer.queries import Handoff, answer
 from explainer.queries.records import HandoffResult
-from explainer.reading import Reading, counts_caveats, read
+from explainer.reading import counts_caveats, read
 from explainer.report import handoff_parts as parts
-from explainer.report.analyze import coverage_sentence, truncation_notes
-from explainer.report.diff import changes_table, floor_sentence, presence_bullets, signed, total_sentence
+from explainer.report.analyze import truncation_notes
+from explainer.report.diff import changes_table, floor_sentence, presence_bullets, total_sentence
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
 from explainer.report.visibility import scope_note
 from explainer.report.visibility import section as visibility_section
@@ -69,8 +67,9 @@ def handoff_markdown(
     """
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
-    facts = answer(reading, Handoff(top=top))  # the same facts the chat's short handoff renders
-    diff = diff_profiles(baseline, summary.profile, floor) if baseline is not None else None
+    # the same facts, and the same section writer, as the chat's handoff answer
+    facts = answer(reading, Handoff(top=top, baseline=baseline, floor=floor))
+    pen = parts.Plain(facts)
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
@@ -79,17 +78,16 @@ def handoff_markdown(
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
-    out += headline_section(facts, reading, diff)
+    out += written.headline(pen, facts)
     out += pods or []
     out += visibility_section(summary, budget)
-    if summary.total:
-        out += consumers_section(reading, top)
-        out += chains_section(reading, top)
-    if diff is not None:
-        out += changes_section(diff, top)
-    out += ignore_section(facts)
-    out += parts.next_steps(facts, diff, meaning, grafana_url is not None)
-    out += coverage_section(summary, diff, meaning, top)
+    out += written.consumers(pen, facts)
+    out += written.chains(pen, facts)
+    if facts.diff is not None:
+        out += changes_section(facts.diff, top)
+    out += written.ignorable(pen, facts)
+    out += written.next_steps(pen, facts, rerun=meaning.rerun, grafana=grafana_url is not None)
+    out += coverage_section(summary, facts, meaning)
     out += reproduce_section(summary.profile, baseline, now)
     while out and not out[-1]:
         out.pop()
@@ -156,86 +154,6 @@ def scope_section(profile: Profile, meaning: Meaning, grafana_url: str | None, d
     return [*out, ""]
 
 
-def headline_section(facts: HandoffResult, reading: Reading, diff: Diff | None) -> list[str]:
-    unit, total = facts.unit, facts.total
-    out = [
-        "## Headline",
-        "",
-        f"- Total **{units.format_value(total, unit)}** in {facts.stacks:,} stacks, {facts.functions:,} functions.",
-    ]
-    r = facts.biggest
-    if r is not None:
-        out.append(
-            f"- Biggest consumer: {markdown.code(r.name)}, **{units.format_value(r.self, unit)}** self "
-            f"({units.format_share(r.self, total)} of the total)."
-        )
-    responsible = facts.responsible
-    if responsible is not None:
-        out.append(
-            f"- Most responsible (the widest bar where the stacks branch): {markdown.code(responsible.name)}, "
-            f"{units.format_value(responsible.total, unit)} total ({units.format_share(responsible.total, total)})."
-        )
-    out += parts.category_lines(reading)
-    if diff is not None:
-        regress = diff.regressions("self")
-        lead = "; no significant regression"
-        if regress:
-            lead = f"; biggest regression {markdown.code(regress[0].name)} ({signed(regress[0].delta(), unit)})"
-        out.append(f"- Against the baseline: {total_sentence(diff)}{lead}.")
-    if not total:
-        out.append("- Every value is zero for this sample type: there is nothing to rank.")
-    return [*out, ""]
-
-
-def consumers_section(reading: Reading, top: int) -> list[str]:
-    summary = reading.summary
-    unit, total = summary.unit, summary.total
-    shown = top_list(summary.stats, "self", top)  # a passed-in summary may hold more rows than we show
-    out = [
-        "## Top consumers (self)",
-        "",
-        f"_{coverage_sentence(shown)}_",
-        "",
-        "| # | function | self | share | what it is |",
-        "|---:|---|---:|---:|---|",
-    ]
-    for i, r in enumerate(shown.rows, 1):
-        out.append(
-            f"| {i} | {markdown.code(r.name)} | {units.format_value(r.self, unit)} "
-            f"| {units.format_share(r.self, total)} | "
-            f"{parts.what_it_is(r.name, summary.profile)} |"
-        )
-    sites = parts.sites_line(reading, top)
-    return [*out, *(["", *sites] if sites else []), ""]
-
-
-def chains_section(reading: Reading, top: int) -> list[str]:
-    """How the top consumers are reached: the heaviest chain to each, common entry frames folded."""
-    summary = reading.summary
-    chains = parts.chains_to(reading, min(top, 3))
-    if not chains:
-        return []
-    common = parts.common_prefix(chains)
-    out = ["## Responsible chains (total)", ""]
-    if common:
-        names = " → ".join(markdown.code(s.name) for s in common)
-        out += [f"Every chain below starts {names}; read each from the entry point up.", ""]
-    out += [f"{i}. {_chain_line(chain, len(common), summary.unit, summary.total)}" for i, chain in enumerate(chains, 1)]
-    return [*out, ""]
-
-
-def _chain_line(chain: Chain, skip: int, unit: str, total: int) -> str:
-    steps = [s for s in chain.steps[skip:] if s.name != TRAMPOLINE] or list(chain.steps[-1:])
-    names = [markdown.code(s.name) for s in steps]
-    if len(names) > MAX_CHAIN_STEPS:  # keep where it enters (the phase) and where it ends (the site)
-        hidden = len(names) - MAX_CHAIN_STEPS + 1
-        names = [*names[:2], f"… {hidden} more …", *names[-(MAX_CHAIN_STEPS - 3) :]]
-    value = f"**{units.format_value(chain.value, unit)}** ({units.format_share(chain.value, total)})"
-    if chain.value < chain.target_total:
-        value += f" of its {units.format_value(chain.target_total, unit)}"
-    return f"{value} via {' → '.join(names)}"
-
-
 def changes_section(diff: Diff, top: int) -> list[str]:
     out = ["## Changes against the baseline", "", f"- {total_sentence(diff)[0].upper()}{total_sentence(diff)[1:]}."]
     out += [f"- Noise floor: {floor_sentence(diff)}.", ""]
@@ -252,19 +170,13 @@ def changes_section(diff: Diff, top: int) -> list[str]:
     return [*out, ""]
 
 
-def ignore_section(facts: HandoffResult) -> list[str]:
-    lines = parts.ignorable(facts)
-    return ["## What can be ignored", "", *lines, ""] if lines else []
-
-
-def coverage_section(summary: Summary, diff: Diff | None, meaning: Meaning, top: int) -> list[str]:
-    shown = coverage_sentence(top_list(summary.stats, "self", top))
-    out = ["## Coverage and truncation", "", f"- Top consumers: {shown}."]
+def coverage_section(summary: Summary, facts: HandoffResult, meaning: Meaning) -> list[str]:
+    out = ["## Coverage and truncation", "", f"- Top consumers: {written.coverage(parts.Plain(facts), facts)}."]
     notes = truncation_notes(summary)
     if meaning.unresolved:  # the knowledge base's note says more than the generic one (is it fatal?)
         notes = [n for n in notes if "unresolved native addresses" not in n] + [meaning.unresolved]
-    if diff is not None:
-        notes += list(diff.notes)
+    if facts.diff is not None:
+        notes += list(facts.diff.notes)
     out += [f"- {n[0].upper()}{n[1:]}" + ("" if n.endswith(".") else ".") for n in notes]
     if not notes:
         out.append("- Nothing was truncated: every stack of the input is counted.")

@@ -1,27 +1,22 @@
-"""Pieces of the handoff report that are not sections: names, labels, chains, knowledge look-ups.
+"""Pieces of the handoff report that are not sections: its title, labels, Grafana and peak lines,
+the model summary's status, and :class:`Plain`, the pen the report writes the shared sections with.
 
-Which frame is responsible, where to start and what role a frame plays come from the shared
-:class:`~explainer.reading.Reading`, so the report names the same frames as the chat.
+The sections the chat shows too (headline, consumers, chains, what can be ignored, next steps) are
+:mod:`explainer.explain.answers.handoff`'s, written from the ``Handoff`` query's facts.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from explainer import knowledge, markdown, units
-from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
-from explainer.analysis.diff import Diff
-from explainer.analysis.functions import top
 from explainer.analysis.peak import Window
 from explainer.model import Profile
-from explainer.queries.answer import chain_targets
 from explainer.queries.records import HandoffResult
-from explainer.reading import Reading
-from explainer.report.scope import DEFAULT_DATASOURCE_UID, Meaning, Query, explore_url
-from explainer.symbols import clean, decode, guess_runtime
+from explainer.report.scope import DEFAULT_DATASOURCE_UID, Query, explore_url
+from explainer.symbols import clean, decode
 
 MAX_LABELS = 6
 _SELECTOR_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
@@ -68,113 +63,39 @@ def peak_line(peak: Window, unit: str) -> str:
     )
 
 
-def what_it_is(name: str, profile: Profile | None = None) -> str:
-    """A short meaning for a table cell: the knowledge base's when it knows the frame, else the symbol's
-    (read with the profile's runtime, which settles labels several languages write alike)."""
-    entry = knowledge.lookup(name)
-    if entry is not None and entry.explanation:
-        return markdown.text(f"{entry.label}: {markdown.first_sentence(entry.explanation, 120)}", 200)
-    runtime = guess_runtime(profile.names) if profile is not None else None
-    return markdown.text(decode(name, runtime).meaning, 160)
+class Plain:
+    """The report's pen for the one handoff writer (:mod:`explainer.explain.answers.handoff`): our
+    words in English as written, numbers through :mod:`explainer.units`, names as safe code spans,
+    other text escaped for Markdown."""
 
+    def __init__(self, facts: HandoffResult) -> None:
+        self.unit, self.total, self.runtime = facts.unit, facts.total, facts.runtime
 
-def category_lines(reading: Reading) -> list[str]:
-    """``- By category: KV cache 73.8%, ...``; the categories are kinds of (GPU) memory, never of time."""
-    if not reading.categories:
-        return []
-    return [f"- By category: {markdown.text(knowledge.format_breakdown(reading.categories), 400)}."]
+    def t(self, message: str, /, **values: str) -> str:
+        return message.format(**values) if values else message
 
+    def v(self, raw: int) -> str:
+        return units.format_value(raw, self.unit)
 
-def sites_line(reading: Reading, n: int) -> list[str]:
-    """Where the top consumers are allocator frames: the application frames that asked for the memory."""
-    top3 = top(reading.summary.stats, "self", 3).rows
-    if not reading.sites or not any(reading.role(r.name) == "allocator" for r in top3):
-        return []
-    shown = ", ".join(
-        f"{markdown.code(s.name)} {units.format_share(s.share, 1)} ({markdown.text(knowledge.label(s.category), 60)})"
-        for s in reading.sites[:n]
-    )
-    return [f"Allocator frames only carry requests; by the nearest application frame that asked: {shown}."]
+    def p(self, part: float, whole: float | None = None) -> str:
+        return units.format_share(part, self.total if whole is None else whole)
 
+    def n(self, count: int) -> str:
+        return f"{count:,}"
 
-def chains_to(reading: Reading, n: int) -> list[Chain]:
-    """Heaviest chains to the top consumers (to their allocation sites when those are allocator frames)."""
-    summary = reading.summary
-    ids = chain_targets(reading, n)
-    # one pass over the frames for all, the summary's own chain (to the top by self) among them
-    first = summary.top_self.rows[:1]
-    chains = heaviest_chains(summary.profile, summary.stats, [*ids, *(r.id for r in first)])
-    # None: reached only off the widest path; left out, not guessed
-    return [c for c in (chains[fid] for fid in ids) if c is not None]
+    def name(self, name: str) -> str:
+        return markdown.code(name)
 
+    def text(self, text: str, limit: int = 200) -> str:
+        return markdown.text(text, limit)
 
-def common_prefix(chains: Sequence[Chain]) -> list[ChainStep]:
-    """Entry frames every chain shares (never a chain's own target), so each chain line is short."""
-    if len(chains) < 2:
-        return []
-    limit = min(len(c.steps) for c in chains) - 1
-    prefix: list[ChainStep] = []
-    for i in range(limit):
-        step = chains[0].steps[i]
-        if any(c.steps[i].name != step.name for c in chains):
-            break
-        prefix.append(step)
-    return prefix
-
-
-def ignorable(facts: HandoffResult) -> list[str]:
-    """The reading's one list of what can be ignored, as report lines (never the responsible frame
-    or where to start: the chat's skip answer names the same frames)."""
-    ign, total, unit = facts.ignorable, facts.total, facts.unit
-    out = []
-    if ign.frames:
-        names = ", ".join(f"{markdown.code(r.name)} ({units.format_share(r.total, total)})" for r in ign.frames)
-        more = f" and {ign.more:,} more" if ign.more else ""
-        out.append(
-            f"- Wide bars with zero self only pass calls on (nothing is {_consumed(unit)} there): {names}{more}."
-        )
-    if ign.trampoline:
-        share = units.format_share(ign.trampoline, total)
-        out.append(
-            f"- `<interpreter trampoline>` frames ({share} of the total passes through one) are CPython's dispatch "
-            "between Python calls: skip them when reading a chain (`--hide-trampolines` removes them)."
-        )
-    return out
-
-
-def _consumed(unit: str) -> str:
-    return {"bytes": "allocated", "time": "spent"}.get(units.kind_of(unit), "counted")
-
-
-def next_steps(facts: HandoffResult, diff: Diff | None, meaning: Meaning, has_grafana: bool) -> list[str]:
-    steps: list[str] = []
-    unit, total = facts.unit, facts.total
-    start = facts.start
-    if start is not None:
-        name, value = start.name, start.value
-        why = (
-            "it is where the most is consumed"
-            if start.why == "biggest"
-            else f"it is the application code that asked for what {markdown.code(start.biggest)} {_consumed(unit)}"
-        )
-        steps.append(
-            f"Start with {markdown.code(name)} ({units.format_value(value, unit)}, "
-            f"{units.format_share(value, total)}): {why}; its chain above says why it runs."
-        )
-        knobs = [f"{knob}: {effect}" for knob, effect in facts.start_knobs[:3]]
-        if knobs:
-            steps.append(
-                f"What changes {markdown.code(name)}: " + "; ".join(markdown.text(k, 200) for k in knobs) + "."
-            )
-    if diff is not None and diff.regressions("self"):
-        c = diff.regressions("self")[0]
-        grew = units.format_value(c.delta(), unit)
-        steps.append(f"Find out why {markdown.code(c.name)} grew by {grew} since the baseline.")
-    if meaning.rerun:
-        steps.append("Run the workload again and re-profile: the profiler resolves symbols after it has seen it once.")
-    if has_grafana:
-        steps.append("Open the Grafana link above, search for the top function and use Focus block on its chain.")
-    return ["## Suggested next steps", "", *[f"{i}. {s}" for i, s in enumerate(steps, 1)], ""] if steps else []
+    def what(self, name: str) -> str:
+        """The knowledge base's label and first sentence when it knows the frame, else the symbol's
+        meaning (read with the profile's runtime, which settles labels several languages write alike)."""
+        entry = knowledge.lookup(name)
+        if entry is not None and entry.explanation:
+            return markdown.text(f"{entry.label}: {markdown.first_sentence(entry.explanation, 120)}", 200)
+        return markdown.text(decode(name, self.runtime).meaning, 160)
 
 
 def verification_status(verification: Any) -> tuple[str, bool]:

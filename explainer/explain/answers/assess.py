@@ -3,14 +3,16 @@
 An assessment says what in this profile is expected for its workload and what is unusual, each with
 its number: the KV cache filling the memory budget is vLLM's design; a large share ending in raw
 addresses, GC or the kernel above their usual share, or one function holding most of the profile
-is worth a look. Every share is the one :mod:`.shares` gives, so it matches every other answer.
+is worth a look. Every share is ``explainer.queries.answer``'s for :class:`CategoryQuery`, so it matches
+every other answer.
 """
 
 from __future__ import annotations
 
 from explainer import knowledge
-from explainer.explain.answers import shares
 from explainer.explain.answers.writer import Writer
+from explainer.queries import CategoryQuery, Most, answer
+from explainer.queries.records import CategoryResult
 
 UNRESOLVED_HIGH = 0.10  # above this share of raw addresses, names are missing where they matter
 GC_HIGH = 0.10  # a garbage-collected runtime usually spends a few percent in GC
@@ -18,12 +20,16 @@ KERNEL_HIGH = 0.30  # a service doing I/O spends some time in the kernel; a thir
 CONCENTRATED = 0.50  # one function's self above half the profile
 
 
+def _share(w: Writer, concept: str) -> CategoryResult:
+    return answer(w.ctx.reading, CategoryQuery(concept))
+
+
 def assess(w: Writer) -> str | None:
     ctx = w.ctx
     total = ctx.total
     expected: list[str] = []
     unusual: list[str] = []
-    kv = shares.share(ctx, "kv-cache")
+    kv = _share(w, "kv-cache")
     if ctx.reading.gpu and kv.value:
         expected.append(
             w.t(
@@ -32,12 +38,12 @@ def assess(w: Writer) -> str | None:
                 value=w.vp(kv.value),
             )
         )
-    weights = shares.share(ctx, "weights")
+    weights = _share(w, "weights")
     if ctx.reading.gpu and weights.value:
         expected.append(
             w.t("The model weights hold {value}: they stay loaded while the model serves.", value=w.vp(weights.value))
         )
-    unresolved = shares.share(ctx, "unresolved")
+    unresolved = _share(w, "unresolved")
     if unresolved.value > UNRESOLVED_HIGH * total:
         unusual.append(
             w.t(
@@ -49,7 +55,7 @@ def assess(w: Writer) -> str | None:
     elif unresolved.value:
         expected.append(w.t("A small share, {value}, ends in raw addresses.", value=w.vp(unresolved.value)))
     if ctx.reading.kind != "bytes":
-        gc = shares.share(ctx, "gc")
+        gc = _share(w, "gc")
         if gc.value > GC_HIGH * total:
             unusual.append(
                 w.t(
@@ -60,7 +66,7 @@ def assess(w: Writer) -> str | None:
             )
         elif gc.value:
             expected.append(w.t("Garbage collection holds {value}, within its usual share.", value=w.vp(gc.value)))
-        kernel = shares.share(ctx, "kernel")
+        kernel = _share(w, "kernel")
         if kernel.value > KERNEL_HIGH * total:
             unusual.append(
                 w.t(
@@ -71,7 +77,7 @@ def assess(w: Writer) -> str | None:
             )
         elif kernel.value:
             expected.append(w.t("The kernel holds {value}, usual for a program doing I/O.", value=w.vp(kernel.value)))
-    top = ctx.summary.top_self.rows[0] if ctx.summary.top_self.rows else None
+    top = answer(ctx.reading, Most(limit=1)).biggest
     by_design = ("kv-cache", "weights") if ctx.reading.gpu else ()
     if top is not None and top.self > CONCENTRATED * total and knowledge.classify(top.name) not in by_design:
         unusual.append(

@@ -4,11 +4,11 @@ concept is, whether one frame can be skipped, and how to read the flame graph an
 from __future__ import annotations
 
 from explainer import knowledge, markdown
-from explainer.explain.answers import shares
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.knowledge.classify import entries
-from explainer.queries import Skip, answer
+from explainer.queries import Breakdown, CategoryQuery, Skip, answer
+from explainer.queries.records import CategoryResult
 
 # From the domain guide: how Grafana's flame-graph panel is used to read these profiles.
 _PANEL = (
@@ -42,19 +42,18 @@ def category(w: Writer, concept: str) -> str | None:
     ctx = w.ctx
     cat = knowledge.categories().get(concept)
     label = _label(w, concept)
-    counted = shares.share(ctx, concept)
+    counted = answer(ctx.reading, CategoryQuery(concept))
     if counted.how in ("stacks", "leaf"):
         return _category_by_stack(w, counted, label)
-    share = next((c for c in ctx.reading.categories if c.category == concept), None)
-    if not ctx.reading.categories:
-        return _category_by_self(w, concept, label)
-    if share is None or share.self == 0:
+    if counted.how == "self":
+        return _category_by_self(w, counted, label)
+    if counted.value == 0:
         w.add(w.t("**Nothing in this profile is attributed to the {label}** ({zero}).", label=label, zero=w.v(0)))
     else:
-        w.add(w.t("**The {label} holds {value} of this profile.**", label=label, value=w.vp(share.self)))
+        w.add(w.t("**The {label} holds {value} of this profile.**", label=label, value=w.vp(counted.value)))
     if cat is not None:
         w.add("", w.text(w.t(cat.description)))
-    sites = [s for s in ctx.reading.sites if s.category == concept][:3]
+    sites = counted.sites
     if sites:
         w.add("", w.t("Where it is allocated (the application frame that asked):"), "")
         w.add(*(f"- {w.name(s.name)}: {w.vp(s.self)}" for s in sites))
@@ -64,7 +63,7 @@ def category(w: Writer, concept: str) -> str | None:
 
 def breakdown(w: Writer) -> str | None:
     """The profile split by category, each counted the way every other answer counts it."""
-    parts = shares.breakdown(w.ctx)
+    parts = answer(w.ctx.reading, Breakdown()).shares
     if not parts:
         w.add(w.t("No frame of this profile belongs to a category I know."))
         return None
@@ -82,10 +81,10 @@ def breakdown(w: Writer) -> str | None:
     return None
 
 
-def _category_by_stack(w: Writer, counted: shares.Share, label: str) -> str | None:
+def _category_by_stack(w: Writer, counted: CategoryResult, label: str) -> str | None:
     """A runtime kind (every stack holding one of its frames, whole) or the unresolved share (the
     stacks ending in a raw address): the same number every answer states."""
-    cat = knowledge.categories().get(counted.concept)
+    cat = knowledge.categories().get(counted.category)
     if counted.how == "leaf":
         w.add(
             w.t(
@@ -109,38 +108,30 @@ def _category_by_stack(w: Writer, counted: shares.Share, label: str) -> str | No
             "",
             w.t("Its heaviest frames, by total:"),
             "",
-            *(f"- {w.name(n)}: {w.vp(w.ctx.of(_fid(w, n))[1])}" for n in counted.frames),
+            *(f"- {w.name(f.name)}: {w.vp(f.total)}" for f in counted.frames),
         )
     elif counted.value == 0:
         w.add("", w.t("No frame of this profile belongs to it."))
-    return counted.frames[0] if counted.frames else None
+    return counted.frames[0].name if counted.frames else None
 
 
-def _fid(w: Writer, name: str) -> int:
-    fid = w.ctx.profile.function_id(name)
-    assert fid is not None  # the frames come from this profile's names
-    return fid
-
-
-def _category_by_self(w: Writer, concept: str, label: str) -> str | None:
+def _category_by_self(w: Writer, counted: CategoryResult, label: str) -> str | None:
     """A profile of time or counts: the category's frames and their self, which the memory attribution
     does not give (GC, JIT, the kernel, the interpreter in a CPU profile)."""
-    ctx = w.ctx
-    value = ctx.reading.self_by_category.get(concept, 0)
     w.add(
         w.t(
             "**Frames in the category {label} use {value} of the {resource} directly (self).**",
             label=label,
-            value=w.vp(value),
+            value=w.vp(counted.value),
         )
     )
-    cat = knowledge.categories().get(concept)
+    cat = knowledge.categories().get(counted.category)
     if cat is not None:
         w.add("", w.text(w.t(cat.description)))
-    rows = [r for r in ctx.summary.top_self.rows if knowledge.classify(r.name) == concept][:5]
+    rows = counted.by_self
     if rows:
         w.add("", w.t("The biggest of them by self:"), "", *(f"- {w.name(r.name)}: {w.vp(r.self)}" for r in rows))
-    elif value == 0:
+    elif counted.value == 0:
         w.add("", w.t("No frame of this profile belongs to it."))
     return rows[0].name if rows else None
 
@@ -176,7 +167,7 @@ def meaning(w: Writer, concept: str) -> str | None:
         w.add(w.t("I have no explanation for that concept."))
         return None
     w.add(f"**{cap(_label(w, concept))}**: {w.text(w.t(cat.description))}")
-    counted = shares.share(w.ctx, concept)
+    counted = answer(w.ctx.reading, CategoryQuery(concept))
     if counted.value:
         w.add("", w.t("In this profile it is {value} of the total.", value=w.vp(counted.value)))
     lines = _knobs_of(w, concept, 3)
@@ -188,7 +179,8 @@ def meaning(w: Writer, concept: str) -> str | None:
 def skip_one(w: Writer, fid: int) -> str | None:
     ctx = w.ctx
     result = answer(ctx.reading, Skip(ctx.profile.names[fid]))
-    name, s, t = result.name or "", *ctx.of(fid)
+    assert result.function is not None  # asked about one function
+    name, s, t = result.function.name, result.function.self, result.function.total
     if result.reason == "responsible":
         text = w.t(
             "**No, do not skip {name}**: it is the most responsible frame, {total} in total, the first bar that "

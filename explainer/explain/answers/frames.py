@@ -3,12 +3,12 @@ its numbers, and who calls it or what it calls."""
 
 from __future__ import annotations
 
-import itertools
-
-from explainer.analysis.chain import Chain, ChainStep
 from explainer.analysis.sandwich import ENTRY, SELF
+from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
+from explainer.queries import ChainTo, Neighbours, SelfVsTotal, UnresolvedShare, answer
+from explainer.queries.records import ChainResult, NeighboursResult, Step
 from explainer.symbols import decode
 
 MAX_STEPS = 24
@@ -33,10 +33,10 @@ _CONVENTIONS = {  # extracted for translation: see language.py
         "work is often unresolved; once the profiler has seen the workload, re-running it resolves the symbols."
     ),
 }
-Item = ChainStep | tuple[int, str]  # a step, or (count, example) for a run of collapsed frames
+Item = Step | tuple[int, str]  # a step, or (count, example) for a run of collapsed frames
 
 
-def _display(w: Writer, chain: Chain) -> list[Item]:
+def _display(chain: ChainResult) -> list[Item]:
     """The steps to show: runs of interpreter or native frames in the middle collapsed; in a long chain
     every run of runtime, kernel or native frames too, so its application frames all stay in view (a
     67-frame Java chain shows every Java frame). Only a chain with more application frames than
@@ -44,10 +44,10 @@ def _display(w: Writer, chain: Chain) -> list[Item]:
     steps = list(chain.steps)
     long = len(steps) > MAX_STEPS
     out: list[Item] = []
-    run: list[ChainStep] = []
+    run: list[Step] = []
     for i, step in enumerate(steps):
         middle = 0 < i < len(steps) - 1
-        if middle and (w.ctx.is_noise(step.name) or (long and w.ctx.reading.role(step.name) != "app")):
+        if middle and (step.role == "noise" or (long and step.role != "app")):
             run.append(step)
             continue
         out += _flush(run, long=long)
@@ -60,7 +60,7 @@ def _display(w: Writer, chain: Chain) -> list[Item]:
     return items
 
 
-def _flush(run: list[ChainStep], long: bool) -> list[Item]:
+def _flush(run: list[Step], long: bool) -> list[Item]:
     """A run of skippable frames: kept when it is one frame of a short chain, else one line."""
     if not run or (len(run) < 2 and not long):
         return list(run)
@@ -71,7 +71,10 @@ def chain(w: Writer, fid: int | None) -> str | None:
     ctx = w.ctx
     target = fid if fid is not None else ctx.summary.top_self.rows[0].id
     name = ctx.profile.names[target]
-    found = ctx.chain_to(target)
+    try:
+        found: ChainResult | None = answer(ctx.reading, ChainTo(name))
+    except NoSuchFunctionError:  # reached only off the widest paths
+        found = None
     if found is None:
         w.add(
             w.t(
@@ -92,7 +95,7 @@ def chain(w: Writer, fid: int | None) -> str | None:
         ),
         "",
     )
-    items = _display(w, found)
+    items = _display(found)
     told: set[str] = set()  # a meaning shown once is not repeated for the next frame of the same kind
     for i, item in enumerate(items, 1):
         w.add(f"{i}. " + _step_line(w, item, i == 1, i == len(items), told))
@@ -145,24 +148,23 @@ def _step_line(w: Writer, item: Item, first: bool, last: bool, told: set[str]) -
     return f"{line}. {meaning}{role}"
 
 
-def _narrowing(w: Writer, found: Chain) -> None:
+def _narrowing(w: Writer, found: ChainResult) -> None:
     """Where the chain's bars first get narrower: below that point the callers also do other work."""
-    steps = found.steps
-    for prev, step in itertools.pairwise(steps):
-        if step.total < prev.total and prev.total - step.total >= 0.01 * w.ctx.total:
-            w.add(
-                "",
-                w.t(
-                    "Reading it: up to {prev} the bars are {wide} wide; at {step} the chain narrows to {narrow}, "
-                    "because {prev} also calls other things ({more} more).",
-                    prev=w.name(prev.name),
-                    wide=w.v(prev.total),
-                    step=w.name(step.name),
-                    narrow=w.v(step.total),
-                    more=w.v(prev.total - step.total),
-                ),
-            )
-            return
+    if found.narrows is None:
+        return
+    prev, step = found.steps[found.narrows - 1], found.steps[found.narrows]
+    w.add(
+        "",
+        w.t(
+            "Reading it: up to {prev} the bars are {wide} wide; at {step} the chain narrows to {narrow}, "
+            "because {prev} also calls other things ({more} more).",
+            prev=w.name(prev.name),
+            wide=w.v(prev.total),
+            step=w.name(step.name),
+            narrow=w.v(step.total),
+            more=w.v(prev.total - step.total),
+        ),
+    )
 
 
 def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
@@ -184,7 +186,7 @@ def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
             w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
     if fid is None:
         _not_found(w, written or name)
-        if sym.kind == "address" and ctx.summary.unresolved_share > 0:
+        if sym.kind == "address" and answer(ctx.reading, UnresolvedShare()).share > 0:
             _unresolved(w)
         return None
     _numbers(w, fid)
@@ -194,7 +196,7 @@ def symbol(w: Writer, fid: int | None, written: str | None) -> str | None:
 
 
 def _unresolved(w: Writer) -> None:
-    share = w.p(w.ctx.summary.unresolved_share, 1)
+    share = w.p(answer(w.ctx.reading, UnresolvedShare()).share, 1)
     w.add("", w.t("In this profile {share} of the total ends in raw addresses.", share=share))
 
 
@@ -208,25 +210,32 @@ def _not_found(w: Writer, written: str) -> None:
 
 def _numbers(w: Writer, fid: int) -> None:
     ctx = w.ctx
-    s, t = ctx.of(fid)
+    f = answer(ctx.reading, SelfVsTotal(ctx.profile.names[fid])).function
+    s, t = f.self, f.total
     w.add("", w.t("In this profile: total {total}, self {self}.", total=w.vp(t), self=w.vp(s)))
-    if ctx.is_noise(ctx.profile.names[fid]):
+    if f.role == "noise":
         return  # callers and callees of interpreter dispatch or an address say nothing (and cost the most)
-    sw = ctx.sandwich(fid, 4)
-    callees = [c for c in sw.callees if c.name != SELF][:3]
+    sw = answer(ctx.reading, Neighbours(f.name, 4))
+    callees = _named(sw.callees, SELF)
     if s == 0 and callees:
-        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees)
+        listed = ", ".join(f"{w.name(c)} ({w.v(v)})" for c, v in callees)
         w.add(w.t("It {verb} nothing itself; what it calls does: {callees}.", verb=w.verb, callees=listed))
-    callers_ = [c for c in sw.callers if c.name != ENTRY][:3]
+    callers_ = _named(sw.callers, ENTRY)
     if callers_:
-        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_)
+        listed = ", ".join(f"{w.name(c)} ({w.v(v)})" for c, v in callers_)
         w.add(w.t("Called mostly from {callers}.", callers=listed))
+
+
+def _named(rows: tuple[tuple[str, int], ...], pseudo: str, n: int = 3) -> list[tuple[str, int]]:
+    """The first ``n`` neighbours that are functions (not the sandwich's ``(entry)`` or ``(self)`` row)."""
+    return [r for r in rows if r[0] != pseudo][:n]
 
 
 def function(w: Writer, fid: int) -> str | None:
     ctx = w.ctx
     name = ctx.profile.names[fid]
-    s, t = ctx.of(fid)
+    f = answer(ctx.reading, SelfVsTotal(name)).function
+    s, t = f.self, f.total
     w.add(
         w.t(
             "**{name}: {self} self ({self_share}), {total} total ({total_share}).**",
@@ -242,14 +251,14 @@ def function(w: Writer, fid: int) -> str | None:
     knobs = w.knobs(name)
     if knobs:
         w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
-    sw = ctx.sandwich(fid, 4)
-    callees = [c for c in sw.callees if c.name != SELF][:3]
+    sw = answer(ctx.reading, Neighbours(name, 4))
+    callees = _named(sw.callees, SELF)
     if callees:
-        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callees)
+        listed = ", ".join(f"{w.name(c)} ({w.v(v)})" for c, v in callees)
         w.add("", w.t("It calls {callees}.", callees=listed))
-    callers_ = [c for c in sw.callers if c.name != ENTRY][:3]
+    callers_ = _named(sw.callers, ENTRY)
     if callers_:
-        listed = ", ".join(f"{w.name(c.name)} ({w.v(c.value)})" for c in callers_)
+        listed = ", ".join(f"{w.name(c)} ({w.v(v)})" for c, v in callers_)
         w.add("", w.t("It is called from {callers}.", callers=listed))
     if s == 0 and t > 0:
         w.add("", w.t("Self is {zero}: it only passes calls on, so look at what it calls for the source.", zero=w.v(0)))
@@ -266,16 +275,15 @@ def callees(w: Writer, fid: int) -> str | None:
 
 def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     ctx = w.ctx
-    name = ctx.profile.names[fid]
-    sw = ctx.sandwich(fid, 10)
+    sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], 10))
+    name, s, t = sw.function.name, sw.function.self, sw.function.total
     rows = sw.callers if side == "callers" else sw.callees
-    s, t = ctx.of(fid)
     values = {"name": w.name(name), "total": w.vp(t), "self": w.v(s)}
     if side == "callers":
         w.add(w.t("**Callers of {name}** (total {total}, self {self}), heaviest first:", **values), "")
     else:
         w.add(w.t("**What is called by {name}** (total {total}, self {self}), heaviest first:", **values), "")
-    cells = [[w.name(r.name) if r.name not in (ENTRY, SELF) else r.name, w.v(r.value), w.p(r.value, t)] for r in rows]
+    cells = [[w.name(r) if r not in (ENTRY, SELF) else r, w.v(v), w.p(v, t)] for r, v in rows]
     middle = w.t("through it") if side == "callers" else w.t("value")
     w.table([w.t("function"), middle, w.t("share of its total")], cells)
     if side == "callers":

@@ -61,8 +61,10 @@ class OfflineExplainer:
         return self._gpu() and audit(self.ctx.summary, self.budget).near_empty
 
     def answer(self, q: Question) -> OfflineAnswer:
+        # what the question decides here is settled before writing starts: the writer then only writes
+        near_empty, ranking = self._near_empty(q), self._ranking(q)
         w = Writer(self.ctx, q.lang, self.orientation)
-        if self._near_empty(q):
+        if near_empty:
             gpu.visibility(w, self.budget)
             self._scope(w)
             return OfflineAnswer(w.markdown(), None, w.g, "visibility")
@@ -108,7 +110,7 @@ class OfflineExplainer:
             )
         focus = self._dispatch(w, q)
         self._scope(w)
-        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, self._ranking(q))
+        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, ranking)
 
     def _scope(self, w: Writer) -> None:
         """The scope line of an answer that states a size: what the bytes are, and the frames that
@@ -147,7 +149,7 @@ class OfflineExplainer:
 
     def _dispatch(self, w: Writer, q: Question) -> str | None:
         subject, fid, record = q.subject, self._fid(q), intent(q.intent)
-        kind = record.id
+        kind, language = record.id, _language_named(q.text)
         if kind == "setting":
             return gpu.setting(w, q.concepts)
         if kind == "visibility":
@@ -188,7 +190,7 @@ class OfflineExplainer:
         if record.about_one is not None and kind not in ("skip", "responsible"):
             return record.about_one(w, self.ctx.summary.top_self.rows[0].id)
         if kind == "most" and "own_code" in q.concepts:
-            return own.most_own(w, _language_named(q.text))
+            return own.most_own(w, language)
         if record.whole is not None:
             return record.whole(w)
         return help_text(w, unknown=True)

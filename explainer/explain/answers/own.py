@@ -4,44 +4,30 @@ profile's own list."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from explainer.explain.answers.writer import Writer
-from explainer.symbols import decode
+from explainer.queries import Own, answer
 
 MAX_ROWS = 5
-SCAN = 500  # the heaviest functions by self looked at: the answer's rows are among them
 
 
 def most_own(w: Writer, language: str | None) -> str | None:
-    ctx = w.ctx
-    values = ctx.stats.self_values
-    order = np.argsort(-values, kind="stable")[:SCAN]
-    rows: list[int] = []
-    for fid in order.tolist():
-        if values[fid] <= 0 or len(rows) >= MAX_ROWS:
-            break
-        name = ctx.profile.names[fid]
-        if ctx.reading.role(name) != "app":
-            continue
-        if language is not None and decode(name).language != language:
-            continue
-        rows.append(fid)
+    result = answer(w.ctx.reading, Own(language, MAX_ROWS))
+    rows = result.rows
     if not rows:
         w.add(w.t("No application frame of that kind has any self in this profile."))
         return None
-    top = ctx.profile.names[rows[0]]
+    top = rows[0]
     w.add(
         w.t(
             "**Of the application's own code, {name} uses the most {resource}: {value} of self.**",
-            name=w.name(top),
-            value=w.vp(int(values[rows[0]])),
+            name=w.name(top.name),
+            value=w.vp(top.self),
         ),
         "",
     )
-    w.add(*(f"- {w.name(ctx.profile.names[fid])}: {w.vp(int(values[fid]))} self" for fid in rows[1:]))
-    first = ctx.summary.top_self.rows[0] if ctx.summary.top_self.rows else None
-    if first is not None and first.name != top:
+    w.add(*(f"- {w.name(f.name)}: {w.vp(f.self)} self" for f in rows[1:]))
+    first = result.biggest
+    if first is not None and first.name != top.name:
         w.add(
             "",
             w.t(
@@ -50,4 +36,4 @@ def most_own(w: Writer, language: str | None) -> str | None:
                 value=w.vp(first.self),
             ),
         )
-    return top
+    return top.name

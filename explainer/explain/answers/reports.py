@@ -3,10 +3,11 @@ baseline (the list of questions the explainer answers is :mod:`.intents`')."""
 
 from __future__ import annotations
 
-from explainer import units
+from explainer import markdown, units
 from explainer.analysis.diff import Diff
+from explainer.explain.answers import handoff as written
 from explainer.explain.answers.writer import Writer
-from explainer.queries import Handoff, Overview, answer
+from explainer.queries import Compare, Handoff, Overview, UnresolvedShare, answer
 
 
 def overview(w: Writer) -> str | None:
@@ -71,12 +72,13 @@ def _path(w: Writer, path: tuple[str, ...], last: int) -> str:
 def _notes(w: Writer) -> None:
     ctx = w.ctx
     t = ctx.profile.truncation
-    if ctx.summary.unresolved_share >= 0.2:
+    unresolved = answer(ctx.reading, UnresolvedShare()).share
+    if unresolved >= 0.2:
         w.add(
             w.t(
                 "- **Unresolved:** {share} of the total ends in raw addresses; re-running the workload lets the "
                 "profiler resolve start-up symbols.",
-                share=w.p(ctx.summary.unresolved_share, 1),
+                share=w.p(unresolved, 1),
             )
         )
     if t.other_nodes:
@@ -96,83 +98,53 @@ def _notes(w: Writer) -> None:
         )
 
 
+class ChatPen:
+    """The chat's pen for the one handoff writer: the ``Writer``'s words (gettext, in the question's
+    language) and numbers (recorded for the verifier, in the language's notation)."""
+
+    def __init__(self, w: Writer) -> None:
+        self.w = w
+
+    def t(self, message: str, /, **values: str) -> str:
+        return self.w.t(message, **values)
+
+    def v(self, raw: int) -> str:
+        return self.w.v(raw)
+
+    def p(self, part: float, whole: float | None = None) -> str:
+        return self.w.p(part, whole)
+
+    def n(self, count: int) -> str:
+        return self.w.n(count)
+
+    def name(self, name: str) -> str:
+        return self.w.name(name)
+
+    def text(self, text: str, limit: int = 200) -> str:
+        return self.w.text(markdown.text(text, limit))
+
+    def what(self, name: str) -> str:
+        return self.w.meaning(name).replace("|", "\\|")  # a table cell: a pipe would end it
+
+
 def handoff(w: Writer) -> str | None:
-    """The chat's short view of the handoff: the same facts the report renders in full."""
+    """The chat's handoff: the report's own sections (:func:`written.brief`), from the same facts."""
     ctx = w.ctx
-    result = answer(ctx.reading, Handoff(top=3))
-    w.add(
-        w.t("### On-call handoff"),
-        "",
-        w.t(
-            "**Headline:** {total} of {resource} in this profile ({meaning}).",
-            total=w.v(result.total),
-            resource=w.resource,
-            meaning=w.text(w.t(result.meaning)),
-        ),
-        "",
-    )
-    w.add(w.t("**Top consumers (self):**"), "")
-    for r in result.consumers:
-        w.add(f"- {w.name(r.name)}: {w.vp(r.self)}. {w.meaning(r.name)}")
-    row = result.responsible
-    if row is not None:
-        w.add(
-            "",
-            w.t(
-                "**Responsible (total):** {name}, {total}, where the work branches below the shared entry frames.",
-                name=w.name(row.name),
-                total=w.vp(row.total),
-            ),
-        )
-    path = _path(w, result.path, 8)
-    if path:
-        w.add("", w.t("**Chain to the top consumer** (entry first): {path}", path=path))
-    diff = ctx.diff
-    if isinstance(diff, Diff):
-        w.add("", w.t("**Against the baseline:**"), "")
-        _diff_lines(w, diff, 3)
-    if result.ignorable.frames:
-        w.add(
-            "",
-            w.t(
-                "**Can be ignored:** wide bars with zero self such as {name}; `<interpreter trampoline>` frames.",
-                name=w.name(result.ignorable.frames[0].name),
-            ),
-        )
-    for caveat in result.caveats[:1]:
+    compared = answer(ctx.reading, Compare(ctx.baseline))
+    baseline = ctx.baseline if compared.diff is not None else None  # one that cannot be compared is left out
+    result = answer(ctx.reading, Handoff(top=3, baseline=baseline))
+    w.add(w.t("### On-call handoff"), "")
+    w.add(*written.brief(ChatPen(w), result))
+    for caveat in result.caveats[:1]:  # the report lists them under its scope
         w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
     start = result.start
-    if start is not None:
-        w.add(
-            "",
-            w.t(
-                "**Next step:** start with {name} ({share} of the total) and read its chain to see why it runs.",
-                name=w.name(start.name),
-                share=w.p(start.value),
-            ),
-        )
-    _coverage(w)
     return start.name if start is not None else None
 
 
-def _coverage(w: Writer) -> None:
-    lst = w.ctx.summary.top_self
-    w.add(
-        "",
-        w.t(
-            "_Coverage: the top {shown} of {functions} functions by self hold {share} of the total._",
-            shown=w.n(min(3, len(lst.rows))),
-            functions=w.n(lst.of_functions),
-            share=w.p(sum(r.self for r in lst.rows[:3])),
-        ),
-    )
-    if w.ctx.profile.truncation.any:
-        w.add(w.t("_Parts of the input were merged, elided or skipped by the source; see the analysis notes._"))
-
-
 def compare(w: Writer) -> str | None:
-    diff = w.ctx.diff
-    if diff is None:
+    result = answer(w.ctx.reading, Compare(w.ctx.baseline))
+    diff = result.diff
+    if diff is None and result.reason is None:
         w.add(
             w.t("To say what changed I need a second profile to compare with, and none is loaded."),
             "",
@@ -183,8 +155,8 @@ def compare(w: Writer) -> str | None:
             ),
         )
         return None
-    if isinstance(diff, str):
-        w.add(w.t("These two profiles cannot be compared: {reason}", reason=w.text(diff)))
+    if diff is None:
+        w.add(w.t("These two profiles cannot be compared: {reason}", reason=w.text(result.reason or "")))
         return None
     delta = diff.total_after - diff.total_before
     values = {"before": w.v(diff.total_before), "after": w.v(diff.total_after)}

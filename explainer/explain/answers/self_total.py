@@ -3,16 +3,18 @@ widest leaf, and how pprof counts both."""
 
 from __future__ import annotations
 
+from explainer.analysis.sandwich import SELF
 from explainer.explain.answers.writer import Writer
+from explainer.queries import Neighbours, SelfVsTotal, answer
 
 
 def _example(w: Writer, fid: int) -> None:
     """Self and total of one function, with where the difference goes (its heaviest callees)."""
     ctx = w.ctx
-    name = ctx.profile.names[fid]
-    s, t = ctx.of(fid)
-    callees = [c for c in ctx.sandwich(fid, 4).callees if c.name != "(self)"][:3]
-    parts = ", ".join(f"{w.name(c.name)} {w.v(c.value)}" for c in callees)
+    sw = answer(ctx.reading, Neighbours(ctx.profile.names[fid], 4))
+    name, s, t = sw.function.name, sw.function.self, sw.function.total
+    callees = [c for c in sw.callees if c[0] != SELF][:3]
+    parts = ", ".join(f"{w.name(c)} {w.v(v)}" for c, v in callees)
     if s == 0:
         w.add(
             w.t(
@@ -51,8 +53,8 @@ def self_vs_total(w: Writer, fid: int | None) -> str | None:
     example = fid if fid is not None else w.orchestrator_example()
     if example is not None:
         _example(w, example)
-    top = ctx.summary.top_self.rows[0]
-    if top.id != example:
+    top = answer(ctx.reading, SelfVsTotal()).function  # the biggest consumer's
+    if example is None or top.name != ctx.profile.names[example]:
         if top.self == top.total:
             text = w.t(
                 "By contrast {name} has self {self} = total {total}: nothing sits on top of it, so its whole width "

@@ -3,35 +3,37 @@ optimise, what to skip, and the total (self vs total is taught in :mod:`.self_to
 
 from __future__ import annotations
 
-import numpy as np
-
 from explainer.analysis.filters import TRAMPOLINE
+from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.writer import Writer, cap
-from explainer.queries import Most, Responsible, Skip, StartHere, answer
+from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
+from explainer.queries.answer import SMALL_SHARE
+from explainer.queries.records import Fn, Step
 
-SMALL_SHARE = 0.01  # below 1% of the total a function is rarely worth optimising
+UNSYMBOLIZED = 0.5  # from this share of unnamed leaves on, where to start is the symbols, not a frame
 
 
-def _top_rows(w: Writer, start: int, n: int) -> None:
-    rows = w.ctx.summary.top_self.rows[start : start + n]
+def _top_rows(w: Writer, rows: tuple[Fn, ...]) -> None:
     if not rows:
         return
     w.table(
         ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
         [
             [w.n(i) if i > 10 else str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)]
-            for i, r in enumerate(rows, start + 1)
+            for i, r in enumerate(rows, 1)
         ],
     )
 
 
-def _runtime_note(w: Writer, fid: int) -> None:
+def _runtime_note(w: Writer, top: Fn) -> None:
     """When the top consumer is allocator or native code, point at the code that asked for it."""
     ctx = w.ctx
-    if ctx.reading.role(ctx.profile.names[fid]) == "app":
+    if top.role == "app":
         return
-    chain = ctx.chain_to(fid)
-    app = ctx.app_frame(chain) if chain is not None else None
+    try:
+        app: Step | None = answer(ctx.reading, ChainTo(top.name)).asked_by
+    except NoSuchFunctionError:  # reached only off the widest paths: no chain to follow
+        app = None
     w.add(
         "",
         w.t(
@@ -81,9 +83,7 @@ def most(w: Writer) -> str | None:
         "",
         w.t("What it is: {meaning}", meaning=w.meaning(top.name)),
     )
-    fid = w.ctx.profile.function_id(top.name)
-    if fid is not None:
-        _runtime_note(w, fid)
+    _runtime_note(w, top)
     rows = result.rows
     if len(rows) > 1:
         w.add("", w.t("Next by self:"), "")
@@ -183,6 +183,18 @@ def optimise(w: Writer) -> str | None:
             biggest=w.name(biggest.name),
         )
     w.add(head, "", w.t("What it is: {meaning}", meaning=w.meaning(start.name, full=True)))
+    unresolved = answer(w.ctx.reading, UnresolvedShare()).share
+    if unresolved >= UNSYMBOLIZED:
+        # "Start with <unknown>" names no code anyone can change: the first step is the symbols.
+        w.add(
+            "",
+            w.t(
+                "{share} of this profile ends in frames without symbols, so the code behind it cannot be named "
+                "yet. First make the profiler resolve names: keep the binaries and their debug information "
+                "where it runs (or upload symbols to Pyroscope), then profile again.",
+                share=w.p(unresolved, 1),
+            ),
+        )
     knobs = w.knobs(start.name)
     if knobs:
         w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
@@ -202,7 +214,7 @@ def optimise(w: Writer) -> str | None:
         w.add("", w.t("Then, in order:"), "")
         for r in result.next:
             w.add(f"- {w.name(r.name)}: {w.vp(r.self)} {w.t('self')}. {w.meaning(r.name)}")
-    _small(w)
+    _small(w, result.small)
     thing = w.t("allocation") if w.ctx.verb == "allocated" else w.t("consumer")
     w.add(
         "",
@@ -215,10 +227,9 @@ def optimise(w: Writer) -> str | None:
     return start.name
 
 
-def _small(w: Writer) -> None:
-    stats = w.ctx.stats
-    small = (stats.self_values > 0) & (stats.self_values < SMALL_SHARE * w.ctx.total)
-    count = int(np.count_nonzero(small))
+def _small(w: Writer, small: tuple[int, int]) -> None:
+    """The functions under 1% of the total by self each (``small``: how many, their self together)."""
+    count, together = small
     if count:
         w.add(
             "",
@@ -228,7 +239,7 @@ def _small(w: Writer) -> None:
                 count,
                 count=w.n(count),
                 floor=w.p(SMALL_SHARE, 1),
-                share=w.p(int(stats.self_values[small].sum())),
+                share=w.p(together),
             ),
         )
 
@@ -273,32 +284,33 @@ def skip(w: Writer) -> str | None:
                 share=w.p(ignorable.unresolved_share, 1),
             )
         )
-    _small(w)
+    _small(w, result.small)
     return ignorable.frames[0].name if ignorable.frames else None
 
 
 def total(w: Writer) -> str | None:
     ctx = w.ctx
+    result = answer(ctx.reading, Overview())
     w.add(
         w.t(
             "**The total is {total} of {resource}, across {stacks} distinct stacks and {functions} functions.**",
-            total=w.v(ctx.total),
+            total=w.v(result.total),
             resource=w.resource,
-            stacks=w.n(ctx.profile.stack_count),
-            functions=w.n(ctx.stats.function_count),
+            stacks=w.n(result.stacks),
+            functions=w.n(result.functions),
         ),
         "",
         w.t(
             "Values are {meaning}. The total is the width of the whole flame graph (the root bar).",
-            meaning=w.text(w.t(ctx.meaning)),
+            meaning=w.text(w.t(result.meaning)),
         ),
     )
-    for caveat in ctx.caveats[:1]:
+    for caveat in result.caveats[:1]:
         w.add("", w.text(w.t(caveat)))
     cats = ctx.reading.breakdown
     if cats:
         w.add("", w.t("By category:"), "", *(f"- {w.t(label)}: {w.vp(value)}" for label, value in cats[:6]))
     else:
         w.add("", w.t("Largest by self:"), "")
-        _top_rows(w, 0, 5)
+        _top_rows(w, answer(ctx.reading, Most(limit=5)).rows)
     return None

@@ -19,7 +19,7 @@ answer is flagged as it arrives (:class:`LineVerifier`) exactly as the whole ans
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from explainer import units
@@ -41,7 +41,18 @@ from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject,
 from explainer.explain.checks.names import NameIndex
 from explainer.symbols import clean
 
-__all__ = ["FLAG", "KINDS", "Grounding", "LineVerifier", "WrongClaim", "footer", "names_in_line", "verify"]
+__all__ = [
+    "FLAG",
+    "KINDS",
+    "Grounding",
+    "LineVerifier",
+    "Verification",
+    "WrongClaim",
+    "footer",
+    "names_in_line",
+    "own",
+    "verify",
+]
 
 FLAG = " [unverified]"
 NAME_FLAG = " [not in this profile]"
@@ -302,6 +313,28 @@ class LineVerifier:
     def _name_ok(self, name: str) -> bool:
         bare = name.strip().removesuffix("()")
         return bare in GENERIC_NAMES or self.names.known(bare) or self.grounding.mentions(bare)
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    checked: int = 0  # numbers checked against the facts and tool results
+    unverified: list[str] = field(default_factory=list)  # claims that could not be traced
+    verified: int = 0  # numbers that are values of the subject their claim names
+    derived: int = 0  # numbers worked out from grounded values (differences, sums, ratios, shares)
+    unbound: int = 0  # numbers in claims naming no known subject, found among the facts
+    wrong: int = 0  # numbers misattributed or not in the facts
+    wrong_claims: list[WrongClaim] = field(default_factory=list)  # every failed claim, names included
+    derived_claims: list[tuple[str, str]] = field(default_factory=list)  # (number, the values it came from)
+
+    @classmethod
+    def of(cls, v: LineVerifier) -> Verification:
+        return cls(v.checked, v.unverified, **v.counts, wrong_claims=v.wrong, derived_claims=v.derivations)
+
+
+def own(v: Verification) -> Verification:
+    """The offline explainer's numbers are the analyzer's values, written through its grounding: each one
+    that checks out is verified, whether or not the claim binder found its subject in the sentence."""
+    return v if v.wrong else replace(v, verified=v.verified + v.unbound, unbound=0)
 
 
 def verify(text: str, grounding: Grounding, names: NameIndex) -> tuple[str, int, list[str]]:

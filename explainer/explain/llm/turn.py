@@ -2,29 +2,34 @@
 
 The conversation keeps what outlives a question (the profile's context, the grounding, the
 history, the offline explainer) and hands this turn the settings of this one call, so a key is
-never stored between calls. The turn streams the model's answer through the line verifier,
-falls back to the offline answer when the model fails, and builds exactly the messages that
-:meth:`ModelTurn.preview` shows before anything is sent.
+never stored between calls. The turn streams the model's answer through the line verifier and
+returns it with the topic it leaves for the next question, or, when the model fails, a
+:class:`Fallback` saying why (the caller then gives the offline answer); it builds exactly the
+messages that :meth:`ModelTurn.preview` shows before anything is sent. Of its conversation it
+writes only the grounding (the facts and the question's words, which later answers are checked
+against too).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from explainer.errors import ModelError, ModelResponseError
-from explainer.explain.answer import Answer, Verification
+from explainer.explain.answer import Answer, Reply, Verification
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.offline import OfflineExplainer
 from explainer.explain.answers.suggest import symbol_data
 from explainer.explain.checks.names import normalize
 from explainer.explain.checks.verify import Grounding, LineVerifier, footer, names_in_line
 from explainer.explain.context import ProfileContext
+from explainer.explain.history import after
 from explainer.explain.llm import prompts
 from explainer.explain.llm.settings import LlmSettings
-from explainer.explain.question.reader import Question
+from explainer.explain.question.reader import Context, Question
 from explainer.explain.safety import MAX_ANSWER_CHARS, data_block, redact, sanitize_markdown, unlink
 
 if TYPE_CHECKING:  # LangChain loads only when a model answers
@@ -43,26 +48,41 @@ class Host(Protocol):
 
     ctx: ProfileContext
     grounding: Grounding
-    history: list[tuple[str, str]]
-    last_answer: Answer | None
+
+    @property
+    def history(self) -> Iterable[tuple[str, str]]: ...  # read only: the turns a model is sent again
+
     offline: OfflineExplainer
+    context: Context  # what this question may refer back to
     chat_model: BaseChatModel | None
+    facts_made: dict[bool, Facts]  # the facts block per redaction choice, built once per conversation
 
-    def facts(self, settings: LlmSettings) -> Facts: ...
 
-    def read(self, question: str) -> Question: ...
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """The model gave no answer: the offline explainer answers, with this notice."""
 
-    def remember(self, q: Question, focus: str | None) -> None: ...
+    notice: str
+    reason: str  # for the record (``Answer.model_error``)
 
-    def offline_answer(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]: ...
+
+def facts(host: Host, settings: LlmSettings) -> Facts:
+    """The facts block for the model, built once per redaction choice; its numbers join the grounding."""
+    if settings.redact_labels not in host.facts_made:
+        from explainer.explain.llm.facts import build_facts  # tiktoken, pydantic: the model path only
+
+        made = build_facts(host.ctx, redact_labels=settings.redact_labels)
+        host.grounding.merge(made.grounding)
+        host.facts_made[settings.redact_labels] = made
+    return host.facts_made[settings.redact_labels]
 
 
 class ModelTurn:
     def __init__(self, host: Host, settings: LlmSettings) -> None:
         self.host, self.settings = host, settings
 
-    def answer(self, question: str, q: Question) -> Iterator[str]:
-        """The model's answer as it streams, checked line by line; the offline answer when it fails."""
+    def run(self, question: str, q: Question) -> Generator[str, None, Reply | Fallback]:
+        """The model's answer as it streams, checked line by line; a :class:`Fallback` when it gives none."""
         started = time.monotonic()  # EXPLAINER_LLM_TIMEOUT counts from here: loading the client is part of it
         from explainer.explain.llm.session import ModelSession, Outcome, chat_model
 
@@ -108,19 +128,19 @@ class ModelTurn:
         if rest:
             shown.append(rest)
             yield rest
-        yield from self._finish(question, q, "".join(shown), verifier, outcome)
+        return (yield from self._finish(q, "".join(shown), verifier, outcome))
 
-    def _finish(self, question: str, q: Question, text: str, verifier: LineVerifier, outcome: Outcome) -> Iterator[str]:
+    def _finish(
+        self, q: Question, text: str, verifier: LineVerifier, outcome: Outcome
+    ) -> Generator[str, None, Reply | Fallback]:
         reason = self._reason(outcome)
         if not text.strip():
-            yield from self.host.offline_answer(
-                q,
+            return Fallback(
                 f"The model could not answer ({reason}); the offline explainer answered instead."
                 if reason
                 else N_("The model sent no answer; the offline explainer answered instead."),
                 reason or "the model sent no answer",
             )
-            return
         tail = unlink(footer(verifier.unverified), self.settings.link_hosts)  # it repeats claims: URLs too
         notice = None
         if outcome.incomplete:
@@ -130,11 +150,9 @@ class ModelTurn:
         if tail:
             yield tail
         focus = self._focus(q, text)
-        self.host.remember(q, focus)
         failure = (reason or "the stream ended early") if outcome.incomplete else ""
-        self.host.last_answer = Answer(
-            text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure
-        )
+        answer = Answer(text + tail, "llm", Verification.of(verifier), notice, focus, outcome.incomplete, failure)
+        return Reply(answer, after(self.host.context, q, focus))
 
     def _reason(self, outcome: Outcome) -> str:
         if outcome.error is not None:  # the message without its hint ("the offline explainer answered")
@@ -146,7 +164,7 @@ class ModelTurn:
 
     def _grounding_for(self, question: str) -> Grounding:
         """Facts, earlier tool results, and the question's own words (names the user typed may be echoed)."""
-        _ = self.host.facts(self.settings)  # builds the facts and merges their grounding, once
+        _ = facts(self.host, self.settings)  # builds the facts and merges their grounding, once
         self.host.grounding.texts.append(normalize(question))
         return self.host.grounding
 
@@ -166,7 +184,7 @@ class ModelTurn:
 
         system = SystemMessage(content=prompts.load("system").render())
         template = {"meaning": "symbol", "handoff": "handoff"}.get(q.intent, "answer")
-        payload: dict[str, Any] = {"facts": list(self.host.facts(self.settings).items)}
+        payload: dict[str, Any] = {"facts": list(facts(self.host, self.settings).items)}
         if template == "symbol":
             about = symbol_data(self.host.ctx, q)
             for value in about.values():
@@ -183,9 +201,9 @@ class ModelTurn:
             history = history[2:]  # the oldest turn goes first
         return [system, *history, current]
 
-    def preview(self, question: str) -> str:
-        """Exactly what the question would send to the model."""
-        messages = self.messages(question, self.host.read(question))
+    def preview(self, question: str, q: Question) -> str:
+        """Exactly what the question (``q`` its reading) would send to the model."""
+        messages = self.messages(question, q)
         parts = [f"[{m.type}]\n{m.content}" for m in messages]
 
         from explainer.explain.llm.tools import Toolbox

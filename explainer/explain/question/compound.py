@@ -2,14 +2,17 @@
 
 A question is cut where a new question starts (", and which ...", "and what knob ...", "; ", a question
 mark followed by more text, "en welke ..."). It counts as compound only when every part reads as a
-question the explainer answers on its own and the parts ask different things; the conversation then
-answers the parts in the order asked, each later part read after the earlier answers, so "it" in
+question the explainer answers on its own and the parts ask different things; the parts are then
+answered in the order asked, each later part read again after the earlier answers, so "it" in
 "... and what knob shrinks it" is what the first part was about.
 """
 
 from __future__ import annotations
 
 import re
+
+from explainer.explain.question.reader import Context, Question, read
+from explainer.explain.question.subjects import Names
 
 MAX_PARTS = 3
 _QUESTION_WORDS = (
@@ -29,3 +32,13 @@ def clauses(text: str) -> list[str]:
     if len(parts) < 2 or len(parts) > MAX_PARTS:
         return [text]
     return parts
+
+
+def split(text: str, names: Names, context: Context) -> tuple[Question, ...]:
+    """The parts of a compound question, each read in ``context``; () when ``text`` asks one thing."""
+    parts = clauses(text)
+    readings = tuple(read(part, names, context) for part in parts) if len(parts) > 1 else ()
+    asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
+    if len(readings) < 2 or any(r.intent in ("unknown", "help") for r in readings) or len(asked) < len(readings):
+        return ()
+    return readings

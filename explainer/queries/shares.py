@@ -1,4 +1,5 @@
-"""One number per concept for one profile, so every answer that states it states the same one.
+"""One number per concept for one profile (the answer to :class:`~explainer.queries.records.CategoryQuery`),
+so every answer that states it states the same one.
 
 How a concept's share is counted depends on what it is:
 
@@ -14,27 +15,19 @@ How a concept's share is counted depends on what it is:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from explainer import knowledge
 from explainer.analysis.functions import leaf_ids
-from explainer.explain.context import ProfileContext
 from explainer.model import Profile, once_per_profile
+from explainer.queries.records import Share
+from explainer.reading import Reading
 from explainer.symbols.decode import unresolved
 
 BY_STACK = ("gc", "kernel", "jit", "scheduler")
 """Runtime kinds counted by the stacks that hold one of their frames. The interpreter is not one of
 them: its frames sit at the root of nearly every stack of an interpreted program, so it counts by self."""
-
-
-@dataclass(frozen=True, slots=True)
-class Share:
-    concept: str
-    value: int  # in the profile's unit
-    how: str  # "leaf" (unresolved), "stacks" (a runtime kind), "attributed" (a memory category), "self"
-    frames: tuple[str, ...] = ()  # the heaviest frames of the kind, by total, for the answer to name
 
 
 @once_per_profile
@@ -65,11 +58,11 @@ def unresolved_value(profile: Profile) -> int:
     return int(profile.values[marked[leaves]].sum())
 
 
-def share(ctx: ProfileContext, concept: str) -> Share:
-    profile = ctx.profile
-    totals = ctx.stats.total_values
+def share(reading: Reading, concept: str) -> Share:
+    profile = reading.summary.profile
+    totals = reading.summary.stats.total_values
     if concept == "unresolved":  # one rule on every profile: the summary's unresolved share
-        return Share(concept, unresolved_value(profile), "leaf", _heaviest(ctx, unresolved))
+        return Share(concept, unresolved_value(profile), "leaf", _heaviest(reading, unresolved))
     if concept in BY_STACK:
         cats = _categories(profile)
         member = np.array([c == concept for c in cats], dtype=bool) if cats else np.zeros(0, dtype=bool)
@@ -79,31 +72,31 @@ def share(ctx: ProfileContext, concept: str) -> Share:
             if totals[i] > 0
         )
         return Share(concept, stacks_holding(profile, member), "stacks", frames)
-    attributed = next((c for c in ctx.reading.categories if c.category == concept), None)
-    if ctx.reading.categories:
+    attributed = next((c for c in reading.categories if c.category == concept), None)
+    if reading.categories:
         return Share(concept, attributed.self if attributed is not None else 0, "attributed")
-    return Share(concept, ctx.reading.self_by_category.get(concept, 0), "self")
+    return Share(concept, reading.self_by_category.get(concept, 0), "self")
 
 
-def _heaviest(ctx: ProfileContext, test: Callable[[str], bool]) -> tuple[str, ...]:
-    totals = ctx.stats.total_values
-    names = ctx.profile.names
+def _heaviest(reading: Reading, test: Callable[[str], bool]) -> tuple[str, ...]:
+    totals = reading.summary.stats.total_values
+    names = reading.summary.profile.names
     hits = [i for i, n in enumerate(names) if totals[i] > 0 and test(n)]
     return tuple(names[i] for i in sorted(hits, key=lambda i: -int(totals[i]))[:5])
 
 
-def breakdown(ctx: ProfileContext) -> list[Share]:
+def breakdown(reading: Reading) -> list[Share]:
     """Every concept with a value in this profile, heaviest first: the memory attribution's categories
     on a memory profile, else the runtime kinds by stack and the rest of the application by self."""
     out: list[Share] = []
-    if ctx.reading.categories:
-        out = [Share(c.category, c.self, "attributed") for c in ctx.reading.categories if c.self > 0]
+    if reading.categories:
+        out = [Share(c.category, c.self, "attributed") for c in reading.categories if c.self > 0]
     else:
         for concept in (*BY_STACK, "unresolved"):
-            s = share(ctx, concept)
+            s = share(reading, concept)
             if s.value > 0:
                 out.append(s)
-        for concept, value in ctx.reading.self_by_category.items():
+        for concept, value in reading.self_by_category.items():
             if concept not in BY_STACK and concept != "unresolved" and value > 0:
                 out.append(Share(concept, value, "self"))
     return sorted(out, key=lambda s: -s.value)

@@ -1,0 +1,48 @@
+"""Which chains the handoff shows: the heaviest chain to each top consumer, or, when the top
+consumers are the allocator, to the allocation sites that asked; and the entry frames they share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
+from explainer.analysis.functions import top
+from explainer.knowledge import Site
+from explainer.reading import Reading
+
+
+def asked_by(reading: Reading, n: int) -> tuple[Site, ...]:
+    """The first ``n`` allocation sites, when one of the three top consumers is an allocator frame
+    (allocator frames only carry requests: the sites are who asked); else none."""
+    top3 = top(reading.summary.stats, "self", 3).rows
+    if not reading.sites or not any(reading.role(r.name) == "allocator" for r in top3):
+        return ()
+    return tuple(reading.sites[:n])
+
+
+def chains_to_top(reading: Reading, n: int) -> tuple[Chain, ...]:
+    """Heaviest chains to the top ``n`` consumers by self (to their allocation sites when those are
+    allocator frames); a consumer reached only off the widest path is left out, not guessed."""
+    summary = reading.summary
+    names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
+    if any(reading.role(name) == "allocator" for name in names):
+        names = [s.name for s in reading.sites[:n]] or names
+    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    # one pass over the frames for all, the summary's own chain (to the top by self) among them
+    first = summary.top_self.rows[:1]
+    chains = heaviest_chains(summary.profile, summary.stats, [*ids, *(r.id for r in first)])
+    return tuple(c for c in (chains[fid] for fid in ids) if c is not None)
+
+
+def common_prefix(chains: Sequence[Chain]) -> tuple[ChainStep, ...]:
+    """Entry frames every chain shares (never a chain's own target), so each chain line is short."""
+    if len(chains) < 2:
+        return ()
+    limit = min(len(c.steps) for c in chains) - 1
+    prefix: list[ChainStep] = []
+    for i in range(limit):
+        step = chains[0].steps[i]
+        if any(c.steps[i].name != step.name for c in chains):
+            break
+        prefix.append(step)
+    return tuple(prefix)
