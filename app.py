@@ -18,6 +18,7 @@ from explainer.ui import (
     diffview,
     exports,
     flamegraph,
+    gate,
     pyroscope_form,
     sandwich,
     sources,
@@ -40,7 +41,11 @@ with st.spinner("Reading and analysing the profile, once for every session…", 
         gpu_budget, budget_errors = budget.sidebar(st)
         for error in budget_errors:
             st.error(error, icon="🚫")
-    summary = cache.summary(page.profile)
+    made = gate.shown(st, lambda: cache.summary(page.profile))  # the app's time bound and slots
+if made is None:
+    st.stop()
+    raise SystemExit  # not reached: st.stop() ends the run (this tells the type checker)
+summary = made
 state.keep_only(page.profile, page.baseline)
 settings = chat.settings_from(st.secrets)  # read on every run, never kept in the session
 
@@ -69,18 +74,20 @@ with tabs["Ask"]:
     chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget))
 with tabs["Flame graph"]:
     # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
-    data = flamegraph.shared(summary.profile)
-    flamegraph.show(
-        st, state, summary.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
-    )
+    data = gate.shown(st, lambda: flamegraph.shared(summary.profile))
+    if data is not None:
+        flamegraph.show(
+            st, state, summary.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
+        )
     exports.downloads(st, page.profile, page.label)
 # the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
 # grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
 with tabs["Top functions"]:
     if tabs["Top functions"].open is not False:
-        frame = views.shared_table(summary)
+        frame = gate.shown(st, lambda: views.shared_table(summary))
         pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
-        views.top_table(st, frame, summary.unit, pick)
+        if frame is not None:
+            views.top_table(st, frame, summary.unit, pick)
 with tabs[sandwich.TAB]:
     if tabs[sandwich.TAB].open is not False:
         sandwich.show(st, state, summary)

@@ -87,6 +87,43 @@ def folded_random(size: int, pool: int) -> bytes:
     return b"".join(lines)
 
 
+def pprof_recursion(depth: int, samples: int) -> bytes:
+    """A valid, gzipped pprof of ``samples`` samples, each ``depth`` frames of one function (location
+    id 1 repeated): a 26 KB file of 20M frames at 4,000 x 5,000."""
+    strings = [b"", b"space", b"bytes", b"f0"]
+    sample = _field(2, _field(1, b"\x01" * depth) + _field(2, b"\x01"))
+    location = _field(4, b"\x08\x01" + _field(4, b"\x08\x01"))
+    function = _field(5, b"\x08\x01\x10\x03")
+    body = _field(1, b"\x08\x01\x10\x02") + sample * samples + location + function
+    return gzip.compress(body + b"".join(_field(6, s) for s in strings), 9, mtime=0)
+
+
+def folded_long_names(count: int, length: int, shape: bytes = b"a.") -> bytes:
+    """``count`` names of ``length`` characters (``shape`` repeated: dotted module paths by default,
+    each a form the classifier strips), gzipped."""
+    body = shape * (length // len(shape))
+    return gzip.compress(b"".join(b"main;n%d%s 1\n" % (i, body) for i in range(count)), 9, mtime=0)
+
+
+def folded_deep_distinct(count: int) -> bytes:
+    """One stack of ``count`` distinct frames: a chain and a graph as deep as the reader keeps."""
+    return gzip.compress((";".join(f"f{i}" for i in range(count)) + " 1\n").encode(), 9, mtime=0)
+
+
+UPLOADS: dict[str, Callable[[], bytes]] = {
+    "pprof, 4,000-frame recursion x 5,000 samples": lambda: pprof_recursion(4_000, 5_000),
+    "pprof, one stack of 20M frames": lambda: pprof_recursion(20_000_000, 1),
+    "folded, one stack of 9,999 distinct names": lambda: folded_deep_distinct(9_999),
+    "folded, 40 'a.a.a' names of 40,000 characters": lambda: folded_long_names(40, 40_000),
+    "folded, 1,000 names of 40,000 characters": lambda: folded_long_names(1_000, 40_000, b"01234"),
+    "folded, 240 '<a>::' names of 4,000 characters (at the bound)": lambda: folded_long_names(240, 4_000, b"<a>::"),
+    "pprof, 256 types x 65k samples (at the bound)": lambda: pprof(256, 65_000),
+    "folded, 9,999 distinct names (at the bound)": lambda: folded_names(9_999),
+}
+"""Small uploads that ask the app for a great deal (issue 26: a 44 KB upload once took the server to
+927 MB): each is at most 80 KB; tests/test_hostile_uploads.py and bench/redteam.py read them."""
+
+
 CASES: dict[str, Callable[[], bytes]] = {
     "tiny valid profile (start-up)": lambda: b"main;work 1\n",
     "pprof, 1,000,000 sample types": lambda: pprof(1_000_000, 1),

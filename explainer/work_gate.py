@@ -4,13 +4,15 @@ A request runs in a worker thread; the caller waits at most ``timeout`` seconds 
 one-line error, while the work itself cannot be stopped midway (numpy and the C fold do not look
 at a flag) and finishes in the background, still holding its slot. So the number of slots bounds
 the work in flight: when every slot is taken, a new request is refused at once rather than queued
-behind work nobody waits for any more.
+behind work nobody waits for any more. The app's gate (``queue=True``) instead waits for a slot,
+within the same time bound: a page whose analysis waits its turn is better than one refused.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -41,22 +43,42 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
 class WorkGate:
     """``run(fn)``: ``fn()`` within ``timeout`` seconds, at most ``slots`` at a time."""
 
-    def __init__(self, what: str, timeout: float = DEFAULT_TIMEOUT, slots: int = DEFAULT_IN_FLIGHT) -> None:
+    def __init__(
+        self,
+        what: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        slots: int = DEFAULT_IN_FLIGHT,
+        variables: tuple[str, str] = (ENV_TIMEOUT, ENV_IN_FLIGHT),
+        queue: bool = False,
+    ) -> None:
         self.what, self.timeout, self.slots = what, timeout, slots
+        # queue: wait (within the time bound) for a slot, as a page does; else refuse at once, as MCP does
+        self.queue = queue
+        self.timeout_env, self.slots_env = variables  # what the messages tell the operator to set
         self._free = threading.BoundedSemaphore(slots)
 
     @classmethod
-    def from_env(cls, what: str, environ: Mapping[str, str] | None = None) -> WorkGate:
+    def from_env(
+        cls,
+        what: str,
+        environ: Mapping[str, str] | None = None,
+        variables: tuple[str, str] = (ENV_TIMEOUT, ENV_IN_FLIGHT),
+        defaults: tuple[float, int] = (DEFAULT_TIMEOUT, DEFAULT_IN_FLIGHT),
+        queue: bool = False,
+    ) -> WorkGate:
+        """The gate with its bounds read from ``variables`` (time, slots), else ``defaults``."""
         env = os.environ if environ is None else environ
-        timeout = _number(env, ENV_TIMEOUT, DEFAULT_TIMEOUT, 1, 3600)
-        slots = int(_number(env, ENV_IN_FLIGHT, DEFAULT_IN_FLIGHT, 1, 256))
-        return cls(what, timeout, slots)
+        timeout = _number(env, variables[0], defaults[0], 1, 3600)
+        slots = int(_number(env, variables[1], defaults[1], 1, 256))
+        return cls(what, timeout, slots, variables, queue)
 
     def run(self, fn: Callable[[], T]) -> T:
-        if not self._free.acquire(blocking=False):
+        start = time.monotonic()
+        free = self._free.acquire(timeout=self.timeout) if self.queue else self._free.acquire(blocking=False)
+        if not free:
             raise BusyError(
                 f"{self.what} is already working on {self.slots} requests; try again shortly "
-                f"(the operator raises the bound with {ENV_IN_FLIGHT})"
+                f"(the operator raises the bound with {self.slots_env})"
             )
         box: list[T] = []
         failure: list[BaseException] = []
@@ -71,11 +93,11 @@ class WorkGate:
 
         worker = threading.Thread(target=work, name=f"explainer-{self.what}", daemon=True)
         worker.start()
-        worker.join(self.timeout)
+        worker.join(max(self.timeout - (time.monotonic() - start), 0.0))  # a wait for a slot counts too
         if worker.is_alive():
             raise BusyError(
                 f"the request took longer than {self.timeout:g} s and was given up "
-                f"(the operator raises the bound with {ENV_TIMEOUT})"
+                f"(the operator raises the bound with {self.timeout_env})"
             )
         if failure:
             raise failure[0]

@@ -55,6 +55,9 @@ _MODULE_PART = re.compile(r"^[a-z_][a-z0-9_]*$")
 # the common shapes of raw addresses (a subset of what explainer.symbols.decode calls an address),
 # tested first because unsymbolized profiles can intern hundreds of thousands of them
 _RAW_ADDRESS = re.compile(r"^(?:0x[0-9a-fA-F]+|[\w.-]+\+0x[0-9a-fA-F]+)$")
+# no curated name is longer than this (the longest is under 100 characters): a longer form is never
+# built nor scanned, so classifying a 40,000-character hostile name costs what a short one does
+FORM_LIMIT = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,7 @@ class Entry:
 class _Table:
     exact: dict[str, Entry]
     regexes: tuple[tuple[re.Pattern[str], Entry], ...]
+    combined: re.Pattern[str]  # every regex as one alternation, group ``_K`` for ``regexes[K]``
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -140,7 +144,10 @@ def _table() -> _Table:
             regexes.append((re.compile(entry.pattern), entry))
         elif exact.setdefault(entry.pattern, entry) is not entry:
             raise ValueError(f"frames.toml: {entry.pattern!r} is listed twice")
-    return _Table(exact, tuple(regexes))
+    # one alternation tried left to right is the loop over the patterns, in one call: nothing follows
+    # the alternatives, so alternative K matches exactly when pattern K matches at the start
+    combined = "|".join(f"(?P<_{k}>{regex.pattern[1:]})" for k, (regex, _) in enumerate(regexes))
+    return _Table(exact, tuple(regexes), re.compile(f"^(?:{combined})"))
 
 
 def entries() -> tuple[Entry, ...]:
@@ -156,16 +163,19 @@ def candidates(name: str) -> list[str]:
     for sep in (" > ", " / "):
         n = n.replace(sep, ".")
     out = [n]
-    sym = decode(name)
-    if sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``: match the function
+    sym = decode(name) if " - " in name or ")" in name else None  # the only shapes with a file and a line
+    if sym and sym.file and sym.member and sym.language == "python":  # py-spy's ``file.py:12 - func``
         return [*out, f"{sym.type}.{sym.member}" if sym.type else sym.member]
     if "::" in n or " " in n:
         return out
     parts = n.split(".")
+    left = len(n)  # the length of ".".join(parts[i:]), kept as parts are dropped
     for i in range(1, len(parts)):
         if not _MODULE_PART.match(parts[i - 1]):
             break
-        out.append(".".join(parts[i:]))
+        left -= len(parts[i - 1]) + 1
+        if left <= FORM_LIMIT:  # a longer form can match no entry: never build it (``a.a.a...`` was quadratic)
+            out.append(".".join(parts[i:]))
     return out
 
 
@@ -180,13 +190,24 @@ def lookup(name: str) -> Entry | None:
         hit = table.exact.get(form)
         if hit is not None:
             return hit
-    if decode(name).kind in ("address", "unknown", "other", "elided", "root"):
-        return None  # shapes that carry no name worth matching (and would cost a regex scan)
     for form in forms:
-        for regex, entry in table.regexes:
-            if regex.match(form):
-                return entry
+        if len(form) > FORM_LIMIT:
+            continue
+        hit = _regex_entry(form)  # one cheap scan; the name is decoded only when a pattern matched
+        if hit is not None:
+            return None if decode(name).kind in _NO_NAME else hit
     return None
+
+
+_NO_NAME = ("address", "unknown", "other", "elided", "root")  # shapes that carry no name worth matching
+
+
+def _regex_entry(form: str) -> Entry | None:
+    """The first curated pattern (in file order) matching ``form``: one scan of one combined pattern,
+    whose named groups say which entry matched."""
+    table = _table()
+    m = table.combined.match(form)
+    return table.regexes[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else None
 
 
 @lru_cache(maxsize=1 << 16)

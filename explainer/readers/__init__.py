@@ -116,6 +116,7 @@ def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str 
         raise DecodeError(f"malformed {fmt} profile: {type(exc).__name__}: {str(exc)[:160]}") from exc
     budget.check("max_names", len(profile.names))  # every format: each name is decoded and classified
     budget.check("max_frames", len(profile.frames))
+    budget.check("max_name_chars", sum(map(len, profile.names)))  # the same work grows with each name's length
     return replace(profile, source=replace(profile.source, kind=kind, location=location, digest=digest))
 
 

@@ -10,6 +10,10 @@ types, 3,486 names, 992,028 frames) and the 2M-stack vLLM profile of ``gen_gpu_p
 (2 types, 4,028 names, 161M frames) with a margin. The names bound is the tight one:
 every distinct name is decoded and classified (about 0.12 ms each), so 10,000 names keep a small
 file's answer under the 2 s target (16,384 took 2.4 s); ``bench/amplify.py`` measures the worst.
+That work grows with each name's length too (decoding, classifying and the app's flame graph cost
+1-7 microseconds a character, the most for bracketed ``a<b>::`` paths), so the characters of all
+names are bounded as well: 1,000,000 is 5.8 times the real corpus's most (173,691) and keeps a
+file of a thousand 40,000-character names (67 KB gzipped) from costing minutes.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ BOUNDS = (
     Bound("max_frames", "EXPLAINER_MAX_FRAMES", 400_000_000, "frames in its stacks"),
     Bound("max_sample_types", "EXPLAINER_MAX_SAMPLE_TYPES", 256, "sample types"),
     Bound("max_values", "EXPLAINER_MAX_VALUES", 16 * 2**20, "values (sample types x samples)"),
+    Bound("max_name_chars", "EXPLAINER_MAX_NAME_CHARS", 1_000_000, "characters in its distinct function names"),
 )
 
 
@@ -49,6 +54,7 @@ class CostBudget:
     max_frames: int = BOUNDS[1].default
     max_sample_types: int = BOUNDS[2].default
     max_values: int = BOUNDS[3].default
+    max_name_chars: int = BOUNDS[4].default
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> CostBudget:

@@ -14,10 +14,11 @@ from explainer.analysis.diff import Diff, FunctionChange, diff_profiles
 from explainer.analysis.difftree import diff_tree
 from explainer.model import Profile
 from explainer.symbols import clean
-from explainer.ui import flamegraph, tables
+from explainer.ui import flamegraph, gate, tables
 from explainer.ui.sources import friendly
 from explainer.ui.state import SessionData
 from explainer.ui.views import full_name
+from explainer.work_gate import BusyError
 
 TAB = "Diff"
 TABLE_ROWS = 200
@@ -74,8 +75,17 @@ def show(st: Any, state: SessionData, profile: Profile, baseline: Profile) -> No
         slot.clear()
         try:
             slot.update(
-                diff=diff_profiles(baseline, profile), data=flamegraph.diff_payload(diff_tree(baseline, profile))
+                gate.analyse(
+                    lambda: {
+                        "diff": diff_profiles(baseline, profile),
+                        "data": flamegraph.diff_payload(diff_tree(baseline, profile)),
+                    }
+                )
             )
+        except BusyError as exc:  # a bound of the moment: said once, tried again on the next run
+            slot.clear()
+            st.error(clean(str(exc), 400), icon="⏳")
+            return
         except Exception as exc:  # different units and the like: one line, the rest of the page stays
             slot["error"] = friendly(exc)
         slot["baseline"] = baseline

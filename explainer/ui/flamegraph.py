@@ -27,6 +27,7 @@ import numpy as np
 from explainer import units
 from explainer.analysis.difftree import DiffTree
 from explainer.analysis.tree import DEFAULT_MAX_NODES, CallTree, build_tree
+from explainer.analysis.tree_depth import MAX_DRAWN_DEPTH, cut_depth
 from explainer.explain.answers.conventions import describe
 from explainer.knowledge.classify import OTHER as UNCURATED
 from explainer.knowledge.classify import classify, label, lookup
@@ -37,6 +38,7 @@ from explainer.ui.state import FLAME, ICICLE, SessionData
 ASSETS = Path(__file__).parent / "flame"
 NAME_CAP = 300  # characters of a name sent to the browser (the tooltip shows it whole up to this)
 MERGED = "other (merged small call paths)"
+MARKER_MEANING = "Call paths merged to stay within the bar budget (smaller ones) or the depth bound (deeper ones)."
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,6 +50,8 @@ class FlameData:
     raw: tuple[str, ...]  # raw name of each payload name index (what a click sends back)
     other_value: int
     other_nodes: int
+    cut_nodes: int = 0  # nodes deeper than MAX_DRAWN_DEPTH, merged into `other` (stated in the caption)
+    cut_value: int = 0
 
 
 def colour_group(name: str) -> str:
@@ -95,6 +99,7 @@ def payload(
     node becomes the root and the artificial "total" node above it is left out. ``grand`` is
     what shares are "of all" (the whole profile's total for a sandwich; the tree's by default).
     """
+    tree = cut_depth(tree, n_profile_names).tree  # a graph never taller than MAX_DRAWN_DEPTH levels
     skip = 1 if rooted else 0
     func = tree.func[skip:]
     used, local = np.unique(func[func >= 0], return_inverse=True)
@@ -103,7 +108,7 @@ def payload(
     names = [MERGED if m else clean(r, NAME_CAP) for r, m in zip(raw, is_marker, strict=True)]
     runtime = guess_runtime(tree.names[:n_profile_names])
     meanings, meaning = _interned(
-        ["Smaller call paths merged to stay within the bar budget." if m else tooltip_meaning(r, runtime)
+        [MARKER_MEANING if m else tooltip_meaning(r, runtime)
          for r, m in zip(raw, is_marker, strict=True)]
     )  # fmt: skip
     groups, group = _interned(["other" if m else colour_group(r) for r, m in zip(raw, is_marker, strict=True)])
@@ -133,10 +138,12 @@ def payload(
 
 
 def flame_data(profile: Profile, limit: int = DEFAULT_MAX_NODES) -> FlameData:
-    tree = build_tree(profile, max_nodes=limit)  # the budget counts the `other` nodes too
-    data, raw = payload(tree, len(profile.names))
-    is_other = (tree.func >= len(profile.names)) & (np.arange(tree.size) > 0)
-    return FlameData(tree, data, raw, int(tree.total[is_other].sum()), int(is_other.sum()))
+    whole = build_tree(profile, max_nodes=limit)  # the budget counts the `other` nodes too
+    is_other = (whole.func >= len(profile.names)) & (np.arange(whole.size) > 0)
+    cut = cut_depth(whole, len(profile.names))
+    data, raw = payload(cut.tree, len(profile.names))
+    value, nodes = int(whole.total[is_other].sum()), int(is_other.sum())
+    return FlameData(cut.tree, data, raw, value, nodes, cut.cut_nodes, cut.cut_value)
 
 
 def shared(profile: Profile) -> FlameData:
@@ -148,14 +155,17 @@ def shared(profile: Profile) -> FlameData:
 
 def diff_payload(diff: DiffTree) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The payload of :func:`payload` for the tree of both profiles, with each side's values per node."""
-    data, raw = payload(diff.tree, diff.name_count)
-    moved = np.where(diff.noise, 0, np.abs(diff.after - diff.before))
+    cut = cut_depth(diff.tree, diff.name_count, carried=(diff.before, diff.after, (~diff.noise).astype(np.int64)))
+    before, after, judged = cut.carried
+    noise = judged == 0  # a merged `other` bar is noise only when everything it holds was
+    data, raw = payload(cut.tree, diff.name_count)
+    moved = np.where(noise, 0, np.abs(after - before))
     moved[0] = 0  # the root holds every change: scale the colours to the call paths instead
     data.update(
         mode="diff",
-        before=diff.before.tolist(),
-        after=diff.after.tolist(),
-        noise=diff.noise.astype(int).tolist(),
+        before=before.tolist(),
+        after=after.tolist(),
+        noise=noise.astype(int).tolist(),
         grandBefore=diff.total_before,
         grandAfter=diff.total_after,
         maxChange=int(moved.max(initial=0)),
@@ -173,6 +183,12 @@ def caption(data: FlameData, profile: Profile, orientation: str = FLAME) -> str:
             f"{tree.merged_nodes:,} smaller call paths merged into {data.other_nodes:,} grey '{OTHER}' bar(s) holding "
             f"{held} ({units.format_share(data.other_value, tree.total[0])}) to stay within the "
             f"{tree.max_nodes:,}-bar budget; totals stay exact"
+        )
+    if data.cut_nodes:
+        held = units.format_value(data.cut_value, tree.unit)
+        parts.append(
+            f"call paths deeper than {MAX_DRAWN_DEPTH:,} levels are cut from the graph: {data.cut_nodes:,} deeper "
+            f"bars merged into grey '{OTHER}' bars holding {held}; the tables and the answers count every frame"
         )
     if profile.truncation.other_nodes:
         merged = units.format_value(profile.truncation.other_value, tree.unit)

@@ -19,7 +19,7 @@ from explainer.analysis.tree import build_tree
 from explainer.model import Profile
 from explainer.reading import runtime_of
 from explainer.symbols import clean
-from explainer.ui import flamegraph, tables
+from explainer.ui import flamegraph, gate, tables
 from explainer.ui.state import SessionData
 from explainer.ui.views import full_name
 
@@ -127,10 +127,12 @@ def show(st: Any, state: SessionData, summary: Summary) -> None:
             icon="🥪",
         )
         return
-    view = sandwich(profile, fid, limit=LIMIT)
+    made = gate.shown(st, lambda: (sandwich(profile, fid, limit=LIMIT), _graphs(state, profile, fid)))
+    if made is None:
+        return
+    view, (above, below) = made
     self_v, total_v = int(summary.stats.self_values[fid]), int(summary.stats.total_values[fid])
     unit, grand = profile.unit, summary.total
-    above, below = _graphs(state, profile, fid)
     st.markdown(f"**Callees of** {markdown.code(view.function)}: what it calls, above it")
     _graph(st, state, above, "sandwich_callees_graph")
     st.markdown(f"#### {markdown.code(view.function)}")

@@ -22,10 +22,12 @@ from explainer.errors import SizeLimitError
 from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
+from explainer.ui import gate
 from explainer.ui.cache import SHARED, input_key
 from explainer.ui.friendly import friendly
 from explainer.ui.pyroscope_form import AUTH, panel
 from explainer.ui.state import Loaded, SessionData
+from explainer.work_gate import BusyError
 
 __all__ = ["AUTH", "DEMO", "SERVER", "UPLOAD", "Page", "friendly", "load_upload", "sidebar"]
 
@@ -94,7 +96,9 @@ def load_upload(name: str, size: int, read: Callable[[], bytes], options: ReadOp
     data, location = read(), clean(name, 120)
     # sessions uploading the very same bytes under the same name share one parsed profile
     key = input_key(data, options, location, "upload")
-    return SHARED.profile(key, lambda: read_bytes(data, options, location=location, kind="upload"))
+    # within the app's time bound and analyses in flight (ui/gate.py): sessions share this process
+    parse = lambda: read_bytes(data, options, location=location, kind="upload")  # noqa: E731
+    return gate.analyse(lambda: SHARED.profile(key, parse))
 
 
 def parse_cached(state: SessionData, slot: str, uploaded: Any, options: ReadOptions) -> Loaded:
@@ -105,6 +109,8 @@ def parse_cached(state: SessionData, slot: str, uploaded: Any, options: ReadOpti
         return known
     try:
         loaded = Loaded(key, load_upload(uploaded.name, uploaded.size, uploaded.getvalue, options))
+    except BusyError as exc:  # a bound of the moment, not of the file: not remembered, the next run tries again
+        return Loaded(key, None, friendly(exc))
     except Exception as exc:  # every failure becomes a message, never a traceback on the page
         loaded = Loaded(key, None, friendly(exc))
     state.uploads[slot] = loaded

@@ -5,6 +5,7 @@
 
 const ROW = 18;
 const MIN_LABEL_PX = 28;
+const MAX_CANVAS_PX = 32000;  // Python cuts a graph at 512 levels (9,216 px); this holds for any payload
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -464,7 +465,8 @@ class FlameView {
     const z = this.zoom, lo = l.x0[z], span = Math.max(d.total[z], 1), top = r.depth[z];
     const ancestors = this.path(z);
     const rows = (this.rows = r.deepest[z] + 1);  // a node's row is its depth: its callers fill the rows before it
-    const dpr = window.devicePixelRatio || 1;
+    // a canvas past 32,767 device pixels a side is blank in Chromium: scale down rather than lose the graph
+    const dpr = Math.min(window.devicePixelRatio || 1, MAX_CANVAS_PX / Math.max(rows * ROW, width, 1));
     c.width = width * dpr;
     c.height = rows * ROW * dpr;
     c.style.width = `${width}px`;
