@@ -9,7 +9,8 @@
  *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
  * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
- * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets.
+ * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets
+ *   (from each leaf: a leaf target is found at once).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
  *
@@ -107,6 +108,9 @@ bad:
 enum { STRONG = 1, WEAK = 2, APP = 4, CARRIER = 8, UNRESOLVED = 16, INTERP = 32 };
 enum { FALLBACK_OTHER, FALLBACK_INTERP, FALLBACK_UNRESOLVED };
 
+/* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
+typedef struct tally { int64_t total, stamp; } tally;
+
 /* What fold_samples maps location ids through: id -> location index -> its frames. */
 typedef struct {
     Py_ssize_t k, n_types, n_lookup;
@@ -115,12 +119,15 @@ typedef struct {
     int64_t max_lines;  /* the most frames one location expands to: room is made once per sample */
     Py_ssize_t max_frames;  /* the most frames all samples may expand to: inlined lines cannot be a bomb */
     int32_t *frame_of;  /* id -> its one frame, or MISSING, or INLINED (several lines: see lookup) */
+    Py_ssize_t n_funcs;  /* the names: self and total are summed as the frames are written */
+    int64_t *self;
+    struct tally *acc;
 } fold_tables;
 
 enum { MISSING = -1, INLINED = -2 };
+#define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 
-/* A function's total and the last stack that added to it, side by side: one cache line per frame read. */
-typedef struct { int64_t total, stamp; } tally;
+
 
 /* The walk a call tree is grown from (analysis/tree.py::Walk) and the sizes it is read with. */
 typedef struct {
@@ -245,21 +252,33 @@ done:
     return result;
 }
 
-/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames)
- * -> (offsets bytes, frames bytes, values bytes) or an error tuple (field, index, message). */
+/* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames,
+ * n_names) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an error tuple (field, index,
+ * message). Self and total per name (self_and_total's) are summed as each sample's frames are written, while they
+ * are still in the cache: the decode is the one pass over the frames that must be made. */
 static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer in, lookup, start, flat;
-    Py_ssize_t n_samples, k, n_types, max_frames;
+    Py_ssize_t n_samples, k, n_types, max_frames, n_names;
     int width;
-    if (!PyArg_ParseTuple(args, "y*nnny*y*y*in", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
-                          &max_frames))
+    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
+                          &max_frames, &n_names))
         return NULL;
     PyObject *result = NULL;
-    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL};
-    if (frame_width(width) || n_samples < 0 || k < 0 || k >= n_types) {
+    fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL, n_names, NULL, NULL};
+    if (frame_width(width) || n_samples < 0 || k < 0 || k >= n_types || n_names < 0) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad sample count or type");
         goto done;
     }
+    for (Py_ssize_t x = 0; x < flat.len / 4; x++)  /* every frame written is one of these: checked once */
+        if (t.loc_frames[x] < 0 || t.loc_frames[x] >= n_names) {
+            PyErr_SetString(PyExc_ValueError, "bad location table");
+            goto done;
+        }
+    size_t m = (size_t)(n_names ? n_names : 1);
+    t.self = PyMem_Calloc(m, 8);
+    t.acc = PyMem_Malloc(m * sizeof(tally));
+    if (!t.self || !t.acc) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t x = 0; x < n_names; x++) t.acc[x] = (tally){0, -1};
     Py_ssize_t n_locs = start.len / 8 - 1;
     for (Py_ssize_t li = 0; li < n_locs; li++) {
         int64_t lines = t.loc_start[li + 1] - t.loc_start[li];
@@ -281,7 +300,7 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
     }
     result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t) : fold_i32(in.buf, in.len, n_samples, &t);
 done:
-    PyMem_Free(t.frame_of);
+    PyMem_Free(t.frame_of); PyMem_Free(t.self); PyMem_Free(t.acc);
     PyBuffer_Release(&in); PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);
     return result;
 }
@@ -346,7 +365,7 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     const int32_t *targets = tg.buf;
     Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0}, n_frames = fr.len / (width == 2 ? 2 : 4);
-    int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *here = NULL; int8_t *slot = NULL;
+    int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *seen = NULL; int8_t *slot = NULL;
     if (frame_width(width)) goto done;
     if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
     for (Py_ssize_t t = 0; t < k; t++)
@@ -358,10 +377,14 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     stack = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 8);
     reach = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 4);
     width_of = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
-    here = PyMem_Malloc((size_t)(n ? n : 1) * 4);
-    slot = PyMem_Malloc((size_t)(n_names ? n_names : 1));
-    if (!stack || !reach || !width_of || !here || !slot) { PyErr_NoMemory(); goto done; }
+    seen = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    /* uint16 frames index a table of every uint16 value, ids past the names marked bad: the scan
+     * over every frame then needs no bounds test of its own */
+    Py_ssize_t n_slots = width == 2 && n_names < 65536 ? 65536 : n_names;
+    slot = PyMem_Malloc((size_t)(n_slots ? n_slots : 1));
+    if (!stack || !reach || !width_of || !seen || !slot) { PyErr_NoMemory(); goto done; }
     memset(slot, -1, (size_t)n_names);
+    memset(slot + n_names, BAD_SLOT, (size_t)(n_slots - n_names));
     for (Py_ssize_t t = 0; t < k; t++) {  /* each walk compacts its own lists: targets must differ */
         if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
         slot[targets[t]] = (int8_t)t;
@@ -371,13 +394,13 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     if (bad || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2
-            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], width_of, here)
-            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], width_of, here);
+            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen)
+            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen);
         if (!steps) { Py_CLEAR(result); goto done; }
         PyList_SET_ITEM(result, t, steps);
     }
 done:
-    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width_of); PyMem_Free(here); PyMem_Free(slot);
+    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width_of); PyMem_Free(seen); PyMem_Free(slot);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
     return result;
 }

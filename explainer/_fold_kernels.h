@@ -52,6 +52,16 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
         int32_t li = t->lookup[id];  /* inlined calls: every line, caller first */
         for (int64_t f = t->loc_start[li]; f < t->loc_start[li + 1]; f++) out[n++] = (FT)t->loc_frames[f];
     }
+    if (n > *n_frames) {  /* self and total, as K(self_and_total) sums them (the ids were checked) */
+        tally *acc = t->acc;
+        for (Py_ssize_t p = *n_frames; p < n; p++) {
+            uint32_t fn = (uint32_t)out[p];
+            int64_t fresh = -(int64_t)(acc[fn].stamp != i);
+            acc[fn].stamp = i;
+            acc[fn].total += v & fresh;
+        }
+        t->self[out[n - 1]] += v;
+    }
     *n_frames = n;
     return 0;
 malformed:
@@ -87,8 +97,13 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     }
     if (i != n_samples) goto malformed;
     if (_PyBytes_Resize(&frames_obj, n_frames * (Py_ssize_t)sizeof(FT))) goto done;
-    result = Py_BuildValue("(y#Oy#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
-                           (char *)values, (Py_ssize_t)(n_samples * 8));
+    Py_ssize_t m = t->n_funcs;
+    int64_t *total = PyMem_Malloc((size_t)(m ? m : 1) * 8);
+    if (!total) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t x = 0; x < m; x++) total[x] = t->acc[x].total;
+    result = Py_BuildValue("(y#Oy#y#y#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
+                           (char *)values, (Py_ssize_t)(n_samples * 8), (char *)t->self, m * 8, (char *)total, m * 8);
+    PyMem_Free(total);
     goto done;
 malformed:
     error = err("profile", i, "malformed profile message");
@@ -177,7 +192,7 @@ bad_id:
 #define WALK_BLOCK 32
 #endif
 static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
-                         int32_t *reach, Py_ssize_t alive, int64_t *width, int32_t *here) {
+                         int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *seen) {
     PyObject *steps = PyList_New(0);
     size_t m = (size_t)(alive ? alive : 1);
     int64_t *pos = PyMem_Malloc(m * 8), *val = PyMem_Malloc(m * 8);
@@ -188,9 +203,18 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
     int done = 0;
     for (int64_t d0 = 0; alive && !done; d0 += WALK_BLOCK) {
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the tile: a stack's frames to its target, at most */
-            if (j + 8 < alive) PREFETCH(&f[pos[j + 8] + d0]);
+            if (j + 16 < alive) {  /* a block of a stack's frames may straddle two cache lines */
+                PREFETCH(&f[pos[j + 16] + d0]);
+                PREFETCH(&f[pos[j + 16] + d0 + WALK_BLOCK - 1]);
+            }
             int64_t last = reach[j] - d0 < WALK_BLOCK - 1 ? reach[j] - d0 : WALK_BLOCK - 1;
-            for (int64_t dd = 0; dd <= last; dd++) tile[dd * alive + j] = f[pos[j] + d0 + dd];
+            uint32_t worst = 0;  /* frames above the target's call were not checked by find_targets */
+            for (int64_t dd = 0; dd <= last; dd++) {
+                FT x = f[pos[j] + d0 + dd];
+                tile[dd * alive + j] = x;
+                worst |= (uint32_t)x >= (uint32_t)n_names;
+            }
+            if (worst) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto fail; }
             col[j] = (int32_t)j;
         }
         Py_ssize_t agree = alive;  /* stacks in col[0..agree) still follow the chain */
@@ -198,28 +222,37 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
             const FT *row = tile + dd * alive;
             int32_t run = -1;  /* most stacks agree with the one before: their sum stays in a register */
             int64_t sum = 0;   /* rather than a chain of adds to one memory cell */
+            Py_ssize_t n_seen = 0;  /* the distinct frames of this depth, in `seen`: few, often one */
             for (Py_ssize_t j = 0; j < agree; j++) {
-                int32_t h = here[j] = row[col[j]];
+                int32_t h = row[col[j]];
                 if (h != run) {
-                    if (run >= 0) width[run] += sum;
+                    if (run >= 0) {
+                        if (!width[run]) seen[n_seen++] = run;
+                        width[run] += sum;
+                    }
                     run = h;
                     sum = 0;
                 }
                 sum += val[col[j]];
             }
-            if (run >= 0) width[run] += sum;
-            int32_t choice = here[0];
-            for (Py_ssize_t j = 0; j < agree; j++)
-                if (width[here[j]] > width[choice] || (width[here[j]] == width[choice] && here[j] < choice))
-                    choice = here[j];
+            if (run >= 0) {
+                if (!width[run]) seen[n_seen++] = run;
+                width[run] += sum;
+            }
+            int32_t choice = seen[0];  /* the widest, the lowest id on ties (as numpy's argmax) */
+            for (Py_ssize_t x = 1; x < n_seen; x++)
+                if (width[seen[x]] > width[choice] || (width[seen[x]] == width[choice] && seen[x] < choice))
+                    choice = seen[x];
             PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
             if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
             Py_DECREF(step);
-            for (Py_ssize_t j = 0; j < agree; j++) width[here[j]] = 0;
+            int many = 0;
+            for (Py_ssize_t x = 0; x < n_seen; x++) { many |= seen[x] != choice; width[seen[x]] = 0; }
             if (choice == target) { done = 1; break; }
+            if (!many) continue;  /* every stack follows the chain, and none is at target (not chosen) */
             Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
             for (Py_ssize_t j = 0; j < agree; j++)
-                if (here[j] == choice && reach[col[j]] > d0 + dd) col[kept++] = col[j];
+                if (row[col[j]] == choice && reach[col[j]] > d0 + dd) col[kept++] = col[j];
             agree = kept;
         }
         for (Py_ssize_t j = 0; j < agree; j++) {  /* col is increasing: compacting in place is safe */
@@ -236,20 +269,28 @@ fail:
     return NULL;
 }
 
-/* Each target's outermost call in every stack: the stacks its walk starts from, and its depth there. */
+/* Each target's innermost call in every stack (its nearest to the leaf): the stacks its walk starts
+ * from, and a depth where the target is reached. Any call's depth will do: at the outermost call the
+ * stack's frame is the target, so there the walk either ends or leaves the stack behind, and the
+ * frames past it are never read. From the leaf, the usual target (the biggest consumer by self, a
+ * leaf frame) is met at the first frame of most stacks instead of after all of them. */
 static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
                            Py_ssize_t k, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
     const uint32_t every = k >= 32 ? UINT32_MAX : (1u << k) - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
-        for (int64_t p = lo; p < hi; p++) {
-            if ((uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;
+        for (int64_t p = hi - 1; p >= lo; p--) {
+            if (sizeof(FT) > 2 && (uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
             int t = slot[f[p]];
-            if (t >= 0 && !(seen & (1u << t))) {
+            if (t < 0) {
+                if (t == BAD_SLOT) goto bad_id;
+                continue;
+            }
+            if (!(seen & (1u << t))) {
                 seen |= 1u << t;
                 stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
-                if (seen == every) break;  /* the rest of the stack cannot add an outermost call */
+                if (seen == every) break;  /* every target has a call in this stack */
             }
         }
     }

@@ -15,7 +15,6 @@ from typing import Literal
 import numpy as np
 
 from explainer import knowledge, units
-from explainer.analysis.chain import Chain
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import TopRow, ranked
 from explainer.analysis.summary import Summary
@@ -191,7 +190,7 @@ def verdicts(summary: Summary, sites: tuple[Site, ...] | None = None) -> Verdict
         memory = units.kind_of(summary.unit) == "bytes" and summary.total
         sites = tuple(knowledge.allocation_sites(profile, 10)) if asks and memory else ()
     responsible = most_responsible(summary, runtime)
-    start = _start(biggest, sites, summary.chain, runtime)
+    start = _start(biggest, sites, summary, runtime)
     return Verdicts(
         summary, runtime, biggest, responsible, start, _ignorable(summary, responsible, start), _entries(summary, start)
     )
@@ -289,15 +288,17 @@ def _carries_all(summary: Summary, self_value: int, total: int) -> bool:
     return total == summary.total and self_value < ENTRY_SELF * summary.total
 
 
-def _start(biggest: TopRow | None, sites: tuple[Site, ...], chain: Chain | None, runtime: str) -> Start | None:
+def _start(biggest: TopRow | None, sites: tuple[Site, ...], summary: Summary, runtime: str) -> Start | None:
     """One rule: the application frame that asked. The biggest consumer when it is application code;
     for the allocator, the allocation site that asked most; for other runtime code or noise, the
-    nearest application frame below it on its heaviest chain."""
+    nearest application frame below it on its heaviest chain (walked only then: a report that wants
+    more chains, the handoff's, asks for this one in the same walk)."""
     if biggest is None:
         return None
     if role(biggest.name, runtime) != "app":
         if role(biggest.name, runtime) == "allocator" and sites and role(sites[0].name, runtime) == "app":
             return Start(sites[0].name, sites[0].self, "site", biggest.name)
+        chain = summary.chain
         if chain is not None and chain.target == biggest.name:
             for step in reversed(chain.steps[:-1]):
                 if role(step.name, runtime) == "app":

@@ -190,6 +190,10 @@ def test_frame_ids_outside_the_name_table_are_a_value_error(bad_id: int, dtype: 
         FOLD.self_and_total(offsets, frames, values, 2, width)
     with pytest.raises(ValueError, match="frame id"):
         FOLD.heaviest_paths(offsets, frames, values, np.array([0], dtype=np.int32), 2, width)
+    # the walk finds a target from the leaf: a bad id nearer the root than the target is still refused
+    rootward = np.array([bad_id, 0], dtype=np.int32).astype(dtype)
+    with pytest.raises(ValueError, match="frame id"):
+        FOLD.heaviest_paths(offsets[:2] * 2, rootward, values[:1], np.array([0], dtype=np.int32), 2, width)
     for targets, message in (([25], "bad target"), ([0, 0], "repeat"), ([], "targets"), (list(range(17)), "targets")):
         with pytest.raises(ValueError, match=message):
             FOLD.heaviest_paths(
@@ -265,3 +269,24 @@ def test_a_tree_walk_outside_the_frames_is_a_value_error() -> None:
             FOLD.grow_tree(frames, starts.astype(np.int64), lengths.astype(np.int64), ones, step, 2, 0, 2)
     with pytest.raises(ValueError, match="frame id"):
         FOLD.grow_tree(frames, np.array([0]), np.array([3]), ones, 1, 1, 0, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(stacks_strategy)
+def test_self_and_total_summed_while_decoding_equal_the_numpy_pass(stacks: list[tuple[list[str], int]]) -> None:
+    """The compiled fold sums self and total as it writes each sample's frames; what the analysis
+    then takes for the read profile is the numpy twin's, and a profile rebuilt from other stacks
+    is counted afresh."""
+    from explainer.readers import read_bytes
+    from explainer.writers import to_pprof
+
+    profile = read_bytes(to_pprof(build(stacks)))
+    preset = functions._preset(profile)
+    assert preset is not None
+    numpy_self, numpy_total = functions._self_and_total(profile)
+    assert np.array_equal(preset[0], numpy_self) and np.array_equal(preset[1], numpy_total)
+    stats = functions.function_stats(profile)
+    assert stats.self_values is preset[0] and stats.total_values is preset[1]
+    widened_profile = widened(profile)  # other frames: not the decoded arrays
+    assert functions._preset(widened_profile) is None
+    assert np.array_equal(functions.function_stats(widened_profile).total_values, numpy_total)

@@ -53,6 +53,15 @@ def test_the_worked_flamebearer_example_decodes() -> None:
     assert p.unit == "bytes"
 
 
+def test_levels_of_digit_strings_decode_as_the_same_integers() -> None:
+    """Plain integer rows are checked a row at a time; a row holding strings takes the value-by-value path,
+    and both give the same profile."""
+    as_strings = _flamegraph()
+    as_strings["levels"] = [[str(v) for v in level] for level in as_strings["levels"]]
+    plain, strings = (read_bytes(json.dumps({"flamebearer": fg}).encode()) for fg in (_flamegraph(), as_strings))
+    assert sorted(plain.stacks()) == sorted(strings.stacks())
+
+
 @pytest.mark.parametrize(
     "data", [b"", b"   \n", b"\x00" * 10, b"garbage!!", b"\xff\xfe\x00", b"{}", b"[]", b'{"flamebearer": 3}']
 )

@@ -96,6 +96,14 @@ def test_text_and_markdown_formats_stay_as_light() -> None:
         assert [name for name, _ in NOT_FOR_A_FILE if name in modules] == []
 
 
+def test_handoff_on_a_file_imports_no_pyroscope_module() -> None:
+    """The report's pods section is for --server only: a file's handoff never loads the server's client."""
+    code, out, modules = imported_by(["handoff", str(DEMO), "--llm", "offline"])
+    assert code == 0 and "GPUModelRunner._allocate_kv_cache_tensors" in out
+    server_only = {name for name, why in NOT_FOR_A_FILE if "servers" in why or "--server" in why}
+    assert sorted((server_only | {"explainer.pyroscope.cluster", "explainer.report.cluster"}) & modules) == []
+
+
 def test_help_imports_no_verb_no_numpy_and_no_protobuf() -> None:
     code, out, modules = imported_by(["--help"])
     assert code == 0 and "analyze" in out and "handoff" in out

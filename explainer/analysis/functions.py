@@ -7,6 +7,7 @@ counted twice in one stack (pprof's flat and cum).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -109,7 +110,44 @@ class FunctionStats:
         return int(self.self_values[fid]), int(self.total_values[fid])
 
 
+_PRESET: dict[int, tuple[weakref.ref[np.ndarray], IntArray, IntArray, int, IntArray, IntArray]] = {}
+
+
+def preset_stats(profile: Profile, self_values: IntArray, total_values: IntArray) -> None:
+    """Self and total that the reader summed as it decoded the samples (the compiled fold): what
+    :func:`function_stats` returns for these very arrays instead of another pass over every frame.
+    Kept by the frames array's identity, checked with the offsets, values and name count, and
+    forgotten with the frames: a profile rebuilt from other stacks (a filter, the count-frame
+    split) has other arrays and is counted afresh."""
+    frames = profile.frames
+    key = id(frames)
+
+    def forget(_: weakref.ref[np.ndarray]) -> None:
+        _PRESET.pop(key, None)
+
+    ref = weakref.ref(frames, forget)
+    _PRESET[key] = (ref, profile.offsets, profile.values, len(profile.names), self_values, total_values)
+
+
+def _preset(profile: Profile) -> tuple[IntArray, IntArray] | None:
+    known = _PRESET.get(id(profile.frames))
+    if known is None:
+        return None
+    ref, offsets, values, n_names, self_values, total_values = known
+    if (
+        ref() is profile.frames
+        and offsets is profile.offsets
+        and values is profile.values
+        and n_names == len(profile.names)
+    ):
+        return self_values, total_values
+    return None
+
+
 def function_stats(profile: Profile) -> FunctionStats:
+    preset = _preset(profile)
+    if preset is not None:
+        return FunctionStats(profile, *preset)
     if _fold is not None:
         raw_self, raw_total = _fold.self_and_total(
             profile.offsets, profile.frames, profile.values, len(profile.names), profile.frames.itemsize

@@ -114,6 +114,8 @@ def load_baseline(args: argparse.Namespace) -> Profile | None:
 
 def server_pods(args: argparse.Namespace, profile: Profile, top: int) -> list[str] | None:
     """With ``--server``: the pods section, asked of the same server, type, selector and window as ``profile``."""
+    if not getattr(args, "server", None):  # a file: no pods, and none of the Pyroscope modules imported
+        return None
     from explainer.cli.cluster_source import cluster_desk
     from explainer.report.cluster import pods_section
 

@@ -48,6 +48,8 @@ _WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
 _NODE_PLACE = re.compile(r"^(?:\./)?([^\s:]+(?::[^\s:]+)?):([^:\s]+):\d+$")
 _LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
+_OFFSET = re.compile(r"\s*\+0x[0-9a-f]+$")  # an offset into a library: lib.so.1+0x2f1a0
+_LIBRARY_SUFFIX = re.compile(r"\.(?:so|dll|dylib)(?:\.\d+)*$")  # the library's file suffix is not a part
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +101,10 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
 
     ``decoded`` uses the symbol decoders for shapes only they can read (py-spy's ``file:line - func``,
     ``func (file:line)``); a question's own text is read without them."""
+    # each pattern below runs only where its literal part occurs: the name index reads every label of a profile
     text = label[:MAX_READ].strip().strip("`'\"")
-    text = _PERF_MARK.sub("", text)
+    if text.endswith("]"):
+        text = _PERF_MARK.sub("", text)
     if decoded and (" - " in text or text.endswith(")")):
         sym = decode(text)
         if sym.file and sym.member:
@@ -119,22 +123,28 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
     located = _TRAILING_PLACE.match(text)
     if located:  # Node's "fn file:line", JFR's "fn (File.java:12)": the place is not part of the name
         text = located.group(1)
-    text = _RUST_HASH.sub("", text)
-    text = _RECEIVER.sub(r"\1", text)
+    if "::h" in text:
+        text = _RUST_HASH.sub("", text)
+    if "(" in text:
+        text = _RECEIVER.sub(r"\1", text)
     text = _strip_angles(text)
     while True:
-        stripped = _PARAMS.sub("", text).rstrip()
+        stripped = (_PARAMS.sub("", text) if text.endswith(")") else text).rstrip()
         if stripped == text or not stripped:
             break
         text = stripped
-    text = re.sub(r"\s*\+0x[0-9a-f]+$", "", text)  # an offset into a library: lib.so.1+0x2f1a0
-    text = re.sub(r"\.(?:so|dll|dylib)(?:\.\d+)*$", "", text)  # the library's file suffix is not a part
+    if "+0x" in text:
+        text = _OFFSET.sub("", text)
+    if ".so" in text or ".dll" in text or ".dylib" in text:
+        text = _LIBRARY_SUFFIX.sub("", text)
     return [p for p in _SPLIT.split(text) if p and p not in ("*", "()")]
 
 
 def _strip_angles(text: str) -> str:
     """Template and generic arguments go (``Harness<T,S>`` -> ``Harness``); a label such as ``<module>``
     or ``mod.<lambda>`` (``<`` not right after a name) stays."""
+    if "<" not in text:  # most labels: nothing to strip, and no walk over every character
+        return text
     out: list[str] = []
     depth = 0
     for ch in text:

@@ -106,6 +106,11 @@ def _as_int(value: Any, field: str) -> int:
     return out
 
 
+def _plain_ints(level: Sequence[Any]) -> bool:
+    """Every value an int (not a bool, not a string) within 64 bits: what :func:`_as_int` would accept unchanged."""
+    return bool(level) and set(map(type, level)) == {int} and min(level) >= -_INT64_MAX - 1 and max(level) <= _INT64_MAX
+
+
 @dataclass
 class _Node:
     depth: int
@@ -128,12 +133,18 @@ def decode_levels(data: FlameGraphData, side: int = 0) -> list[_Node]:
         row: list[int] = []
         x_end = 0
         p = 0  # parents are sorted by x: walk them with one pointer
+        # a server's levels are plain JSON integers: checked for the whole row at once (in C), not one by one
+        plain = _plain_ints(level)
         for i in range(0, len(level), data.width):
             where = f"levels[{d}][{i}]"
-            delta = _as_int(level[i + base], where)
-            total = _as_int(level[i + base + 1], where)
-            self_ = _as_int(level[i + base + 2], where)
-            name = _as_int(level[i + data.width - 1], f"levels[{d}][{i + data.width - 1}]")
+            if plain:
+                delta, total, self_ = level[i + base], level[i + base + 1], level[i + base + 2]
+                name = level[i + data.width - 1]
+            else:
+                delta = _as_int(level[i + base], where)
+                total = _as_int(level[i + base + 1], where)
+                self_ = _as_int(level[i + base + 2], where)
+                name = _as_int(level[i + data.width - 1], f"levels[{d}][{i + data.width - 1}]")
             if delta < 0 or total < 0 or self_ < 0:
                 raise ValidationError("negative offset, total or self", field=where)
             if self_ > total:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 
+from explainer.analysis.functions import preset_stats
 from explainer.errors import DecodeError, SampleTypeError, SizeLimitError, ValidationError
 from explainer.model import (
     DEFAULT_MAX_DEPTH,
@@ -174,8 +175,11 @@ def read_pprof_message(
     locations, names, loc_frames = _location_frames(message, strings)
 
     budget.check("max_names", len(names))  # unsymbolized locations and inlined lines name frames too
+    sums: tuple[np.ndarray, np.ndarray] | None = None
     if raw is not None:
-        offsets, frames, values = _fold_raw(raw, k, len(types), locations, loc_frames, len(names), budget.max_frames)
+        offsets, frames, values, sums = _fold_raw(
+            raw, k, len(types), locations, loc_frames, len(names), budget.max_frames
+        )
     else:
         offsets, frames, values = _fold_messages(message, k, len(types), locations, loc_frames, budget.max_frames)
     profile = from_arrays(
@@ -198,7 +202,10 @@ def read_pprof_message(
         duration_ns=int(message.duration_nanos),
         time_ns=int(message.time_nanos),
     )
-    return _cap_depth(profile, max_depth)
+    capped = _cap_depth(profile, max_depth)
+    if sums is not None and capped is profile:  # eliding frames would change the totals
+        preset_stats(profile, *sums)
+    return capped
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,11 +251,12 @@ def _fold_raw(
     loc_frames: list[list[int]],
     n_names: int,
     bound: int = 2**62,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The compiled path: the samples are decoded from the serialized profile, in C."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """The compiled path: the samples are decoded from the serialized profile, in C, with each name's
+    self and total (pprof's flat and cum) summed as the frames are written."""
     max_id = max(locations, default=0)
     if max_id > 4 * len(locations) + 1_000_000:  # sparse ids: a dense lookup table would be wasteful
-        return _fold_messages(parse_message(raw.data), k, n_types, locations, loc_frames, bound)
+        return *_fold_messages(parse_message(raw.data), k, n_types, locations, loc_frames, bound), None
     lookup = np.full(max_id + 1, -1, dtype=np.int32)
     for loc_id, index in locations.items():
         lookup[loc_id] = index
@@ -258,7 +266,9 @@ def _fold_raw(
     flat = np.fromiter((x for f in loc_frames for x in f), dtype=np.int32, count=int(loc_start[-1]))
     dtype = frame_dtype(n_names)
     max_frames = min(frame_budget(len(raw.data)), bound)
-    out = _fold.fold_samples(raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize, max_frames)
+    out = _fold.fold_samples(
+        raw.data, raw.count, k, n_types, lookup, loc_start, flat, dtype.itemsize, max_frames, n_names
+    )
     if len(out) == 3 and isinstance(out[0], str):
         kind, i, _ = out
         if kind == "frames":
@@ -267,11 +277,12 @@ def _fold_raw(
             raise _too_many_frames(max_frames)
         field, text = _FOLD_ERRORS[kind]
         raise ValidationError(text.format(n=n_types), field=field.format(i=i))
-    offsets, frames, values = out
+    offsets, frames, values, self_values, total_values = out
     return (
         np.frombuffer(offsets, dtype=np.int64),
         np.frombuffer(frames, dtype=dtype),
         np.frombuffer(values, dtype=np.int64),
+        (np.frombuffer(self_values, dtype=np.int64), np.frombuffer(total_values, dtype=np.int64)),
     )
 
 
