@@ -111,13 +111,14 @@ def components(label: str, *, decoded: bool = True) -> list[str]:
             path = re.sub(r"\.\w+$", "", sym.file)
             # a package's __init__.py is the package: torch/cuda/__init__.py - synchronize is torch.cuda.synchronize
             return [p for p in re.split(r"[/\\.]+", path) if p and p != "__init__"] + [sym.member]
-    node = _NODE_PLACE.match(text)
+    node = _NODE_PLACE.match(text) if ":" in text and text[-1:].isdigit() else None
     if node and ("/" in node.group(1) or node.group(1).startswith("node:") or "." in node.group(1)):
         # Node's "./build/index.js:bikeSearchHandler:26", "node:internal/streams/readable:flow:1248":
         # the file is the module, the line is not part of the name
         path = re.sub(r"\.(?:js|ts|mjs|cjs|jsx|tsx)$", "", node.group(1).removeprefix("node:"))
         return [p for p in re.split(r"[/\\.]+", path) if p] + [node.group(2)]
-    text = re.sub(r"\s+\[c function\]$", "", text)  # Ruby's marker for a C function: "pop [c function]"
+    if text.endswith(" [c function]"):  # Ruby's marker for a C function: "pop [c function]"
+        text = text.removesuffix(" [c function]").rstrip()
     if text.startswith("(unknown):0 - "):  # rbspy's C functions have no file: the name alone
         text = text.removeprefix("(unknown):0 - ")
     located = _TRAILING_PLACE.match(text)
