@@ -133,3 +133,19 @@ def test_no_error_hint_names_a_repository_path() -> None:
     for cls in vars(errors).values():
         if isinstance(cls, type) and issubclass(cls, errors.ExplainerError):
             assert "docs/" not in cls.hint and ".md" not in cls.hint, cls
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", str(DEMO), "--unit", "bytes", "what uses the most memory?"],
+        ["ask", "--unit", "bytes", str(DEMO), "what uses the most memory?"],
+        ["ask", str(DEMO), "what uses the most memory?", "--unit", "bytes"],
+    ],
+)
+def test_a_verbs_positionals_may_follow_its_options(argv: list[str]) -> None:
+    # The question after an option was refused as "unrecognized arguments" (argparse gives the
+    # optional FILE every word before the first option); every order answers the same.
+    code, out, err = _run(argv)
+    assert code == 0 and err == ""
+    assert "_allocate_kv_cache_tensors" in out

@@ -71,6 +71,24 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *, formatter_class: type[argparse.HelpFormatter] = _Help, **kwargs: Any) -> None:
         super().__init__(formatter_class=formatter_class, **kwargs)
 
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """A verb's positionals may follow its options (`ask FILE --unit bytes "question"`): plain argparse
+        gives an optional positional (FILE, absent with --server) every word before the first option and
+        then refuses the question as unrecognized. The top level holds the verbs (a sub-parser action),
+        which intermixed parsing cannot take, so it parses as usual."""
+        positionals = self._get_positional_actions()
+        if self._intermixing or not positionals or any(a.nargs == argparse.PARSER for a in positionals):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:  # type: ignore[override]
         super()._print_message(terminal_safe(message) if message else message, file)
 
