@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explainer.analysis.functions import sum_by
-from explainer.analysis.tree import Walk
 from explainer.model import Profile
+
+if TYPE_CHECKING:  # the call tree is the flame graphs' (the app): a sandwich's numbers never need it
+    from explainer.analysis.tree import Walk
 
 ENTRY = "(entry point)"
 SELF = "(self)"
@@ -82,6 +85,8 @@ def sandwich_walks(profile: Profile, function_id: int) -> tuple[Walk, Walk]:
     One stack counts once in each, so both roots hold the function's total. No frame is copied:
     a 500k-stack profile's callers are walks over its own frame array.
     """
+    from explainer.analysis.tree import Walk
+
     firsts, lasts = [], []
     for positions, owner in _occurrences(profile, function_id):  # in order: the first is outermost
         _, first_at = np.unique(owner, return_index=True)

@@ -21,11 +21,9 @@ from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.outputs import input_files
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError, QueryError
-from explainer.explain.safety import link_hosts
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
-from explainer.writers import check_not_an_input, write_atomic
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -129,10 +127,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.peak_around < 0:
         raise QueryError("--peak-around must be 0 or more steps")
     if args.output:  # before anything is read: -o must never replace one of the inputs
+        from explainer.writers import check_not_an_input  # -o only (it pulls gzip and the pprof schema)
+
         check_not_an_input(args.output, input_files(args))
     settings = llm_settings(args.llm)  # first: a missing model fails before any query
     budget = budget_from(args)
     if settings is not None:  # the summary may link to this command's own Pyroscope and Grafana only
+        from explainer.explain.safety import link_hosts  # the model's rules: not imported offline
+
         hosts = link_hosts(getattr(args, "server", None), args.grafana_url)
         settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
@@ -153,6 +155,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         budget=budget,
     )
     if args.output:
+        from explainer.writers import write_atomic
+
         write_atomic(args.output, report)
     else:
         out.write(report)

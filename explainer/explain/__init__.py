@@ -16,15 +16,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explainer.explain.llm.settings import LlmSettings
 from explainer.lazy import face
 
 if TYPE_CHECKING:
     from explainer.explain.conversation import Answer, Conversation, Verification
+    from explainer.explain.llm.settings import LlmSettings
 
 __all__ = ["Answer", "Conversation", "LlmSettings", "Verification"]
 
 
 if not TYPE_CHECKING:  # for mypy the names are the imports above
-    # Conversation pulls in langchain-core for its message types; keep `import explainer.explain` cheap
-    __getattr__ = face(__name__, dict.fromkeys(("Answer", "Conversation", "Verification"), "conversation"))
+    # Conversation pulls in langchain-core for its message types, LlmSettings the link rules; keep
+    # `import explainer.explain` cheap (the handoff report imports explainer.explain.answers offline)
+    __getattr__ = face(
+        __name__,
+        {**dict.fromkeys(("Answer", "Conversation", "Verification"), "conversation"), "LlmSettings": "llm.settings"},
+    )

@@ -10,7 +10,6 @@ The words are kept here, English and Dutch, so the shared catalogs stay untouche
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -20,6 +19,8 @@ from typing import TYPE_CHECKING
 from explainer.analysis.diff import diff_profiles
 from explainer.analysis.functions import function_stats, top
 from explainer.errors import ExplainerError, QueryError
+from explainer.explain.cluster_words import FILE_TEXT, language, normalise
+from explainer.explain.cluster_words import file_answer as file_answer  # where it lived before
 from explainer.model import Profile
 from explainer.pyroscope.cluster import (
     NAMESPACE,
@@ -61,22 +62,10 @@ _STILL_GROWING = re.compile(
     r"groeit (het|dit|het geheugen|\w+)( nog)?|stijgt (het|dit)( nog)?|nog steeds aan het groeien)\b"
 )
 _PEAK = re.compile(r"\b(peak|piek|maximum|highest point)\b")
-_DUTCH = re.compile(
-    r"\b(welke|wat|wanneer|hoeveel|gebruikt|het|de|en|met|vergelijk|groeit|groeien|begon|te|piek|meest|meeste|"
-    r"sinds|hoe|van|deze|zijn|nog|geheugen|gpu-geheugen|waar)\b"
-)
-_FILE_WORDS = re.compile(r"\b(pods?|replicas?|k8s|kubernetes)\b")
 _KV = re.compile(r"\bkv[ -]?cache\b")
 
 _T = {
-    "file": (
-        "A profile file has no pods, namespaces or services: it is one merged profile, so it cannot say which pod "
-        'uses the most. Ask the server instead, e.g. `explainer ask --server URL "{q}"`, or list the totals per '
-        "pod with `explainer pyroscope top --server URL --by k8s_podName`.",
-        "Een profielbestand heeft geen pods, namespaces of services: het is één samengevoegd profiel, dus het kan "
-        "niet zeggen welke pod het meest gebruikt. Vraag het de server, bijvoorbeeld `explainer ask --server URL "
-        '"{q}"`, of toon de totalen per pod met `explainer pyroscope top --server URL --by k8s_podName`.',
-    ),
+    "file": FILE_TEXT,
     "top": (
         "{value} uses the most {what}: {total} of {whole} ({share}) in this window, of {count} {label} values.",
         "{value} gebruikt het meeste {what}: {total} van {whole} ({share}) in dit venster, van {count} "
@@ -143,17 +132,6 @@ def _t(key: str, lang: str, **values: str | int) -> str:
     return _T[key][1 if lang == "nl" else 0].format(**values)
 
 
-def normalise(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in folded if not unicodedata.combining(c))
-
-
-def language(text: str, previous: str = "en") -> str:
-    """Dutch when two Dutch words show, or one in a conversation already in Dutch ("en in vllm-1?")."""
-    words = len(_DUTCH.findall(normalise(text)))
-    return "nl" if words >= 2 or (words == 1 and previous == "nl") else "en"
-
-
 def label_word(text: str) -> str | None:
     t = normalise(text)
     for label, words in _LABEL_WORDS:
@@ -165,13 +143,6 @@ def label_word(text: str) -> str | None:
 def code(name: str) -> str:
     """An untrusted name (pod, function) as a code span: never Markdown, links or images."""
     return "`" + clean(name, 120).replace("`", "'") + "`"
-
-
-def file_answer(question: str) -> str | None:
-    """On a file source: a question about pods or namespaces gets a plain "a file has none"."""
-    if not _FILE_WORDS.search(normalise(question)):
-        return None
-    return _t("file", language(question), q=clean(question, 200).replace('"', "'").replace("`", "'"))
 
 
 @dataclass

@@ -46,7 +46,7 @@ def route(
     source: Source | None,
 ) -> Route:
     if desk is not None or source is None or source.kind != "pyroscope":
-        from explainer.explain.cluster import file_answer  # pods and labels: only when asked about
+        from explainer.explain.cluster_words import file_answer  # no Pyroscope module for a file
 
         reply = desk.answer(asked.text) if desk is not None else file_answer(asked.text)
         if reply is not None:

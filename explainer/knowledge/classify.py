@@ -94,7 +94,7 @@ class Entry:
 @dataclass(frozen=True, slots=True)
 class _Table:
     exact: dict[str, Entry]
-    regexes: tuple[tuple[re.Pattern[str], Entry], ...]
+    regexes: tuple[Entry, ...]  # the ``^`` patterns, in file order
     combined: re.Pattern[str]  # every regex as one alternation, group ``_K`` for ``regexes[K]``
 
 
@@ -137,23 +137,23 @@ def _entry(raw: dict[str, Any], known: dict[str, Category]) -> Entry:
 def _table() -> _Table:
     known = categories()
     exact: dict[str, Entry] = {}
-    regexes: list[tuple[re.Pattern[str], Entry]] = []
+    regexes: list[Entry] = []
     for raw in _load("frames.toml")["frame"]:
         entry = _entry(raw, known)
         if entry.pattern.startswith("^"):
-            regexes.append((re.compile(entry.pattern), entry))
+            regexes.append(entry)  # compiled once, in the alternation below (a bad one fails there)
         elif exact.setdefault(entry.pattern, entry) is not entry:
             raise ValueError(f"frames.toml: {entry.pattern!r} is listed twice")
     # one alternation tried left to right is the loop over the patterns, in one call: nothing follows
     # the alternatives, so alternative K matches exactly when pattern K matches at the start
-    combined = "|".join(f"(?P<_{k}>{regex.pattern[1:]})" for k, (regex, _) in enumerate(regexes))
+    combined = "|".join(f"(?P<_{k}>{entry.pattern[1:]})" for k, entry in enumerate(regexes))
     return _Table(exact, tuple(regexes), re.compile(f"^(?:{combined})"))
 
 
 def entries() -> tuple[Entry, ...]:
     """Every curated entry, exact ones first."""
     table = _table()
-    return (*table.exact.values(), *(e for _, e in table.regexes))
+    return (*table.exact.values(), *table.regexes)
 
 
 _NODE_MARKER = re.compile(r":(\([a-z ]+\)):\d+")
@@ -213,7 +213,7 @@ def _regex_entry(form: str) -> Entry | None:
     whose named groups say which entry matched."""
     table = _table()
     m = table.combined.match(form)
-    return table.regexes[int(m.lastgroup[1:])][1] if m is not None and m.lastgroup else None
+    return table.regexes[int(m.lastgroup[1:])] if m is not None and m.lastgroup else None
 
 
 @lru_cache(maxsize=1 << 16)

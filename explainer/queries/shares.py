@@ -53,7 +53,8 @@ def unresolved_value(profile: Profile) -> int:
     if not len(leaves):
         return 0
     marked = np.zeros(len(profile.names), dtype=bool)
-    for i in np.unique(leaves).tolist():
+    # the distinct leaves, ascending (bincount, not np.unique: that imports numpy.ma, ~8 ms a process)
+    for i in np.flatnonzero(np.bincount(leaves, minlength=len(profile.names))).tolist():
         marked[i] = unresolved(profile.names[i])
     return int(profile.values[marked[leaves]].sum())
 
