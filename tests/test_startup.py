@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+from pathlib import Path
 
 import pytest
 
@@ -50,18 +51,18 @@ NOT_FOR_A_FILE = (
 NOT_FOR_A_FILE_PREFIXES = ("langchain", "mcp")
 
 
-def fresh_interpreter(probe: str) -> subprocess.CompletedProcess[str]:
+def fresh_interpreter(probe: str, environ: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -c PROBE`` without ``site`` (the editable install's finder imports pathlib and re
     before explainer runs), with the repository and this environment's packages on the path: the
     modules it ends with are the ones explainer imported, as in a regular install."""
     paths = dict.fromkeys([str(REPO), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    env = {**(os.environ if environ is None else environ), "PYTHONPATH": os.pathsep.join(paths)}
     return subprocess.run(
         [sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True, timeout=120, env=env
     )
 
 
-def imported_by(argv: list[str]) -> tuple[int, str, set[str]]:
+def imported_by(argv: list[str], environ: dict[str, str] | None = None) -> tuple[int, str, set[str]]:
     """Run the ``explainer ARGV`` program in a fresh interpreter: its exit code, its output and
     the modules it had imported when it finished."""
     probe = (
@@ -76,7 +77,7 @@ def imported_by(argv: list[str]) -> tuple[int, str, set[str]]:
         "        code = exc.code\n"
         "sys.stderr.write(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
     )
-    report = json.loads(fresh_interpreter(probe).stderr.strip().splitlines()[-1])
+    report = json.loads(fresh_interpreter(probe, environ).stderr.strip().splitlines()[-1])
     return report["code"], report["out"], set(report["modules"])
 
 
@@ -102,6 +103,60 @@ def test_handoff_on_a_file_imports_no_pyroscope_module() -> None:
     assert code == 0 and "GPUModelRunner._allocate_kv_cache_tensors" in out
     server_only = {name for name, why in NOT_FOR_A_FILE if "servers" in why or "--server" in why}
     assert sorted((server_only | {"explainer.pyroscope.cluster", "explainer.report.cluster"}) & modules) == []
+
+
+MODEL_PATH_PREFIXES = ("langchain", "openai", "httpx", "tiktoken", "explainer.explain.llm.turn")
+# a file's ask and handoff: besides the server's client, neither the cluster desk nor the flame graph's tree
+NOT_FOR_A_FILES_ANSWER = (
+    "requests",
+    "explainer.pyroscope.query",
+    "explainer.pyroscope.selector",
+    "explainer.pyroscope.cluster",
+    "explainer.pyroscope.client",
+    "explainer.explain.cluster",
+    "explainer.analysis.tree",
+    "numpy.ma",
+    "statistics",
+    "streamlit",
+    "explainer.ui",
+)
+
+
+def no_model_environ(tmp: str) -> dict[str, str]:
+    """The environment without any model setting, and a configuration directory with no file:
+    ``--llm auto`` then answers offline."""
+    model_keys = ("OPENAI_", "AZURE_OPENAI_", "EXPLAINER_MODEL", "EXPLAINER_CONFIG", "EXPLAINER_CONTEXT")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(model_keys)}
+    return {**env, "XDG_CONFIG_HOME": tmp, "HOME": tmp}
+
+
+def model_or_server_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith(MODEL_PATH_PREFIXES) or m in NOT_FOR_A_FILES_ANSWER)
+
+
+@pytest.mark.parametrize("llm", [["--llm", "offline"], []])  # offline, and auto with no model configured
+def test_ask_on_a_file_imports_no_model_path_and_no_pyroscope_module(llm: list[str], tmp_path: Path) -> None:
+    argv = ["ask", str(DEMO), "What uses the most GPU memory?", *llm]
+    code, out, modules = imported_by(argv, no_model_environ(str(tmp_path)))
+    assert code == 0 and "_allocate_kv_cache_tensors" in out
+    assert "explainer.explain.conversation" in modules  # the probe sees the offline explainer
+    assert model_or_server_modules(modules) == []
+
+
+def test_a_pod_question_on_a_file_is_answered_without_the_pyroscope_modules(tmp_path: Path) -> None:
+    argv = ["ask", str(DEMO), "Which pod uses the most memory?", "--llm", "offline"]
+    code, out, modules = imported_by(argv, no_model_environ(str(tmp_path)))
+    assert code == 0 and "A profile file has no pods" in out and "--server URL" in out
+    assert model_or_server_modules(modules) == []
+
+
+@pytest.mark.parametrize("llm", [["--llm", "offline"], []])
+def test_handoff_on_a_file_imports_no_model_path(llm: list[str], tmp_path: Path) -> None:
+    code, out, modules = imported_by(["handoff", str(DEMO), *llm], no_model_environ(str(tmp_path)))
+    assert code == 0 and "GPUModelRunner._allocate_kv_cache_tensors" in out
+    assert model_or_server_modules(modules) == []
+    if llm:  # offline: not even the model's settings and link rules, nor the writers (stdout, no -o)
+        assert {"explainer.explain.llm.settings", "explainer.explain.safety", "explainer.writers"} & modules == set()
 
 
 def test_help_imports_no_verb_no_numpy_and_no_protobuf() -> None:
