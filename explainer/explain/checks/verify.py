@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from explainer import units
-from explainer.explain.checks.advice import ADVICE_FLAG, AdviceFinder
 from explainer.explain.checks.claims import (
     PART,
     Mention,
@@ -40,6 +39,9 @@ from explainer.explain.checks.derive import Operands, Pool
 from explainer.explain.checks.grounding import KINDS, TOTAL, Grounding, Subject, function
 from explainer.explain.checks.names import NameIndex
 from explainer.symbols import clean
+
+if TYPE_CHECKING:  # the advice patterns judge a model's lines only: compiled when one is checked
+    from explainer.explain.checks.advice import AdviceFinder
 
 __all__ = [
     "FLAG",
@@ -177,6 +179,8 @@ class LineVerifier:
     def _advice(self, line: str) -> str:
         if self.advice_hosts is None:
             return line
+        from explainer.explain.checks.advice import ADVICE_FLAG, AdviceFinder
+
         if self._advisor is None:
             self._advisor = AdviceFinder(self.advice_hosts)
         why = self._advisor.line(line)
