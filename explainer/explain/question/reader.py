@@ -136,7 +136,13 @@ def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> 
         return whole
     asked = _read(focus, names, context, background=head, lang_text=lang_text)
     first, _, tail = focus.partition("? ")
-    if tail and not _asks(tail, listed=False):
+    if tail and _asks(tail, listed=False) and not _asks(first, listed=False) and not _bare(first):
+        # "(anonymous) is 87% self??? what is that": a statement with a question mark sets the scene for the
+        # question after it, and lends it its subject
+        after = _read(tail, names, context, background=f"{head} {first}".strip(), lang_text=lang_text)
+        if after.intent != "unknown" and after.score >= FOLLOW_UP_SCORE:
+            asked = after
+    elif tail and not _asks(tail, listed=False) and not _bare(tail):
         # "Which function uses the most CPU? We need this for the handoff.": what follows the question mark sets
         # the scene when it asks nothing itself ("... right? so whats self then" asks), unless the question alone
         # says too little
@@ -152,6 +158,13 @@ def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> 
 
 
 _AFTER_QUESTION = re.compile(r"\?\s+\S")
+_BARE = _word_set("how why what y huh so then come hoe waarom hoezo wat dan dat kan is that wtf")
+
+
+def _bare(part: str) -> bool:
+    """A bare "how?", "why?", "hoe kan dat?" after a statement asks about that statement."""
+    ws = lexicon().strip_politeness(words(part))
+    return 0 < len(ws) <= 3 and all(w in _BARE for w in ws)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Za-z0-9])")
@@ -193,7 +206,7 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     lex = lexicon()
     explicit = subjects.explicit(text, names)
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
-    tokens = lex.spelled(lex.strip_politeness(typed))
+    tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
     for concept, at in lex.concepts(lex.spelled(words(text))).items():  # settings are written as names
         if concept.startswith("setting_"):  # (expandable_segments), which the subject pass took out above
@@ -281,6 +294,9 @@ _ACTIVE_BEFORE = re.compile(
     r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
 )
 _ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
+_THIS = r"(?:it|this|that)(?:\s+(?:one|function|frame|method))?"
+_PRONOUN_CALLS = re.compile(rf"\b(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)\b", re.I)
+_CALLS_PRONOUN = re.compile(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invoke)\s+{_THIS}\b", re.I)
 _PLURAL_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
@@ -300,7 +316,11 @@ def _direct(text: str, at: int, found: dict[str, int]) -> None:
         return
     before, after = text[:at].casefold(), text[at:].casefold()
     where = min(found.get("callers", len(text)), found.get("callees", len(text)))
-    if _PASSIVE_BEFORE.search(before):
+    if _PRONOUN_CALLS.search(text):  # "what does it call (underneath)": the pronoun is the caller
+        way = "callees"
+    elif _CALLS_PRONOUN.search(text):  # "scooterSearchHandler, who calls it": the pronoun is called
+        way = "callers"
+    elif _PASSIVE_BEFORE.search(before):
         way = "callees"
     elif _ACTIVE_BEFORE.search(before):
         active = _ACTIVE_BEFORE.search(before)
@@ -411,4 +431,5 @@ def _fits(sig: Signature, found: set[str], subject: Subject | None) -> bool:
         "frame": kind in ("function", "missing"),
         "concept": kind == "concept",
         "named": kind is not None,
+        "written": kind is not None and subject is not None and subject.how != "fuzzy",  # named, not described
     }[sig.subject]

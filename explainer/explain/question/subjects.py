@@ -126,6 +126,11 @@ _HTML_TAG = re.compile(
 )
 _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.$]*)['’]s\s+([A-Za-z_]\w*)")  # SecureRandom's nextBytes
 _FILE = re.compile(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
+_FILE_LINE = re.compile(
+    r"((?:\.?/)?(?:[\w.\-]+/)*[\w\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx))"
+    r"(?::|,?\s+(?:(?:on|at|op|in)\s+)?(?:line|regel|lijn|ln\.?|r\.)\s*)(\d{1,6})\b",
+    re.I,
+)
 _BRACKETED = re.compile(r"\[[\w.+-]{2,100}\]")  # a native frame as pprof writes it: [libpthread-2.15.so]
 _GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
 _NUMBERED_NAME = re.compile(r"[A-Za-z_]{3,}\d{1,3}")
@@ -188,6 +193,10 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
         if found is not None:
             return replace(found, at=m.start())
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
+    for m in _FILE_LINE.finditer(prose):  # "the anon fn in build/index.js line 20", "index.js regel 19"
+        found = _resolve_written(f"{m.group(1)}:{m.group(2)}", names, "label", missing_ok=False, concept_ok=False)
+        if found is not None:
+            return replace(found, at=m.start())
     for m in _SEPARATED.finditer(prose):
         # "NCCL / communication", "unresolved / unknown": words, not a Foo / bar label
         words_known = all(lexicon().knows(part.casefold()) for part in m.groups()) or any(
