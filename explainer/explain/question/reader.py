@@ -116,7 +116,11 @@ _ASKING = _word_set(
     "should would will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom zijn "
     "kan kun kunt moet mag doet doen geef toon laat noem leg vertel "
 )
-_ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
+_ASKING_PAIRS = frozenset(
+    (preposition, which)
+    for preposition in ("in", "with", "from", "through", "via", "along", "by", "on", "at", "met", "door", "op", "langs")
+    for which in ("which", "what", "welke", "welk")
+)  # "..., and through which call path is it reached?"
 
 
 def _asks(part: str, *, listed: bool) -> bool:
@@ -169,7 +173,7 @@ def _bare(part: str) -> bool:
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _LEADING_CLAUSE = re.compile(
-    r"^(?:since|before|after|because|when|while|although|though|now that|once|during|as part of|given|for|"
+    r"^(?:since|before|after|following|because|when|while|although|though|now that|once|during|as part of|given|for|"
     r"regarding|to|in order to|sinds|voordat|nadat|omdat|toen|terwijl|tijdens|zodra|nu|gezien|voor|om)\b"
     r"[^,?;]{3,200},\s+",
     re.IGNORECASE,
@@ -208,11 +212,23 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
+    if explicit is not None and explicit.how == "word" and any(c.startswith("concept:") for c in found):
+        # a concept beats a plain word that happens to be a whole label: "kernel frames in this perf profile" is
+        # about the kernel, not the root frame `perf`
+        explicit = None
     for concept, at in lex.concepts(lex.spelled(words(text))).items():  # settings are written as names
         if concept.startswith("setting_"):  # (expandable_segments), which the subject pass took out above
             found.setdefault(concept, at)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means
+    if "compare" in found and explicit is not None and _against_a_function(text, explicit, names):
+        # "how much time does slow_function take compared with fast_function": two functions of this profile, not
+        # this profile against a baseline
+        found.pop("compare")
+        found.pop("difference", None)
+    if background and {"overview", "write"} & set(found) and "handoff" in lex.concepts(words(background)):
+        # "For tonight's on-call handoff, please write a short summary": a summary asked for a handoff is the handoff
+        found.setdefault("handoff", len(tokens))
     lang = lex.language(words(lang_text), context.lang)  # greetings and thanks say the language too
     subject = explicit
     if subject is None and background:
@@ -260,6 +276,21 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
         frozenset(found),
         _top_n(tokens),
     )
+
+
+_COMPARED = re.compile(
+    r"\b(?:compared?\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|vergeleken\s+met|tegenover)\s+(\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def _against_a_function(text: str, explicit: Subject, names: Names) -> bool:
+    """Does the question compare its function with another function of the same profile?"""
+    m = _COMPARED.search(text)
+    if m is None or explicit.kind != "function":
+        return False
+    other = subjects.explicit(m.group(1), names)
+    return other is not None and other.kind == "function" and other.name != explicit.name
 
 
 def _lent(

@@ -263,7 +263,7 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 ids = [i for i in names.index.exact.get(normalize(token), []) if names.present[i]]
                 if ids:
                     return Subject(
-                        "function", names.index.names[max(ids, key=lambda i: names.weight[i])], "symbol", at=at
+                        "function", names.index.names[max(ids, key=lambda i: names.weight[i])], "word", at=at
                     )
     for rx in (_ANGLE, _ADDRESS, _BRACKETED):
         for m in rx.finditer(prose):
@@ -404,7 +404,8 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     described = names.names_resolver.describe(content).best if len(content) >= 2 else None
     if described is not None and described.score >= DESCRIBED:
         return described.name, 2  # whole words of one label ("the label values" -> (*Reader).LabelValues)
-    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
+    # a product named in passing ("bij deze kafka broker") describes no function, as in lex.content
+    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t) and t not in lex.products}
     holders = {stem: names.parts.get(stem, ()) for stem in stems}
     scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
@@ -493,8 +494,15 @@ def points(tokens: list[str]) -> bool:
     """Does a ticket's question point at its context ("What are they?", "Is that our code?"), not at the
     profile or the graph ("this profile")?"""
     return any(
-        t in _POINTERS and (i + 1 == len(tokens) or tokens[i + 1] not in _NOT_REFERENT) for i, t in enumerate(tokens)
+        t in _POINTERS
+        and not (_PROFILE_NOUNS & set(tokens[i + 1 : i + 4]))
+        and (i + 1 == len(tokens) or tokens[i + 1] not in _NOT_REFERENT)
+        for i, t in enumerate(tokens)
     )
+
+
+# "this JFR profile", "this py-spy profile": a demonstrative before a short noun phrase naming the profile
+_PROFILE_NOUNS = frozenset({"profile", "profiel", "graph", "grafiek", "flamegraph", "dump", "capture", "recording"})
 
 
 def refers_back(tokens: list[str], found: Mapping[str, int]) -> bool:
