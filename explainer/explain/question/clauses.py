@@ -1,6 +1,7 @@
 """Where a compound question is cut: ", and which ...", "and what knob ...", "; ", a question mark followed by
-more text, "en welke ...", chat's "n what flag ...", "does this look ok or is that ...". Only the cutting; whether the parts each ask something is the reader's call
-(``reader.parts``), and ``compound.split`` gives the parts to the conversation.
+more text, "en welke ...", chat's "n what flag ...", "does this look ok or is that ...". Only the cutting;
+whether the parts each ask something is the reader's call (``reader.parts``), and ``compound.split`` gives
+the parts to the conversation.
 """
 
 from __future__ import annotations

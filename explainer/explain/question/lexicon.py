@@ -156,7 +156,8 @@ class Lexicon:
                 if phrase in self.leading and out:
                     continue  # "is this ok?": the "ok" is the question
                 if tuple(tokens[i : i + len(phrase)]) == phrase:
-                    if any(len(p.words) > len(phrase) and p.matches_at(tokens, i) for p in self.keep.get(tokens[i], ())):
+                    kept = self.keep.get(tokens[i], ())
+                    if any(len(p.words) > len(phrase) and p.matches_at(tokens, i) for p in kept):
                         continue  # "even in" (why is X even in a cpu profile) is a phrase, not Dutch "even"
                     i += len(phrase)
                     break

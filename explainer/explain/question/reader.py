@@ -178,7 +178,9 @@ _LEADING_CLAUSE = re.compile(
     r"[^,?;]{3,200},\s+",
     re.IGNORECASE,
 )
-_LEAD_IN = re.compile(r"^([^:?]{6,200}):\s+(?=\S)")  # "For capacity planning of the produce path: how much ..."
+# "For capacity planning of the produce path: how much ...": words before a colon; one name before a colon
+# ("NioEventLoop.run: self is tiny but total 60%? why") is what the question is about, not its scene
+_LEAD_IN = re.compile(r"^([^:?]{0,200}\S\s+[^:?]{1,200}):\s+(?=\S)")
 
 
 def split_context(text: str) -> tuple[str, str]:

@@ -47,7 +47,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("most", 3.0, "most", "self"),
     _s("most", 2.6, "where", USE | {"memory", "time"}),
     _s("most", 2.2, "most", _any("label", "function_word", "code_path")),
-    _s("most", 2.5, _any("what", "where"), USE, RESOURCE),
+    _s("most", 2.5, _any("what", "whatis", "where"), USE, RESOURCE),  # "what is holding the memory"
     _s("most", 1.6, USE, RESOURCE),
     _s("most", 2.4, _any("what", "whatis"), "most", subject="none"),
     _s("most", 1.2, "most", subject="none"),
@@ -77,8 +77,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("chain", 2.3, "why", "function_word", subject="function"),
     _s("chain", 1.5, "why"),
     _s("callers", 3.6, "callers"),
-    _s("callers", 3.8, "callers", "responsible"),
-    _s("callers", 3.9, "callers", "leads"),  # "which callers lead into X": the callers, not the whole chain  # "which callers are responsible for its samples"
+    _s("callers", 3.8, "callers", "responsible"),  # "which callers are responsible for its samples"
+    _s("callers", 3.9, "callers", "leads"),  # "which callers lead into X": the callers, not the whole chain
     _s("callers", 3.1, "where", "where_from", subject="function"),  # "where is the arena created from"
     _s("callees", 3.4, "callees"),
     _s("callees", 3.0, "above_word", subject="function"),  # "what sits above X"
