@@ -91,7 +91,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # "why are there no function names, just [binary]", "y is Thread.sleep even in a cpu profile": why a label
     # looks as it does, or why a frame is there at all, is what it is
     _s("meaning", 3.3, "why", "label"),
-    _s("meaning", 3.6, "why", "presence", subject="named"),
+    _s("meaning", 3.4, "why", "presence", subject="named"),  # below an explicit "show the chain"
     _s("meaning", 3.2, "overview", subject="function"),  # "explain KafkaApis.handle to me": that function
     # numbers for one function or one category
     _s("function", 3.3, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
