@@ -48,6 +48,9 @@ _WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
 _NODE_PLACE = re.compile(r"^(?:\./)?([^\s:]+(?::[^\s:]+)?):([^:\s]+):\d+$")
 _LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
+_SOURCE = r"\.(?:js|ts|mjs|cjs|jsx|tsx)"
+_NODE_LINE = re.compile(rf"^(?:\./)?([^\s:]+{_SOURCE}):[^:\s]+:(\d+)$")
+_PATHED = re.compile(r"((?:\.?/)?(?:[\w.\-]+/)+[\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
 _OFFSET = re.compile(r"\s*\+0x[0-9a-f]+$")  # an offset into a library: lib.so.1+0x2f1a0
 _LIBRARY_SUFFIX = re.compile(r"\.(?:so|dll|dylib)(?:\.\d+)*$")  # the library's file suffix is not a part
 
@@ -209,6 +212,11 @@ class Resolver:
                 put(f"{located.group(1)}:{located.group(2)}".casefold(), fid, LINE, "line")
                 if len(parts) >= 2:  # py-spy and Ruby: the file's module names the functions in it
                     put(parts[-2].casefold(), fid, CLASS - 5, "module")
+            node = _NODE_LINE.match(name[:MAX_READ]) if name[-1:].isdigit() else None
+            if node:  # Node's "./build/index.js:(anonymous):20" is at build/index.js line 20, and at index.js:20
+                path, line = node.group(1).casefold(), node.group(2)
+                put(f"{path}:{line}", fid, LINE, "line")
+                put(f"{path.rsplit('/', 1)[-1]}:{line}", fid, LINE - 2, "line")
             n = len(parts)
             for k in range(1, min(n, MAX_TAIL + 1)):
                 put(_key(parts[-k:]), fid, 60.0 + 10.0 * k, "member" if k == 1 else "tail")
@@ -234,6 +242,9 @@ class Resolver:
         located = _LOCATED.search(written)
         if located:
             keys.append(f"{located.group(1)}:{located.group(2)}".casefold())
+            pathed = _PATHED.search(written)  # "build/index.js:20": the file with its folders
+            if pathed:
+                keys.append(f"{pathed.group(1).removeprefix('./')}:{pathed.group(2)}".casefold())
         parts = components(written, decoded=False)
         if parts:
             keys.append(_key(parts))

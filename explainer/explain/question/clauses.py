@@ -1,6 +1,7 @@
 """Where a compound question is cut: ", and which ...", "and what knob ...", "; ", a question mark followed by
-more text, "en welke ...". Only the cutting; whether the parts each ask something is the reader's call
-(``reader.parts``), and ``compound.split`` gives the parts to the conversation.
+more text, "en welke ...", chat's "n what flag ...", "does this look ok or is that ...". Only the cutting;
+whether the parts each ask something is the reader's call (``reader.parts``), and ``compound.split`` gives
+the parts to the conversation.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ _QUESTION_WORDS = (
     r"welke|welk|wat|hoe|waar|wie|waarom|is|zijn|kan|moet|met welke"
 )
 _CUT = re.compile(
-    rf"\s*(?:[;?]\s+|,\s*(?:and|en|plus|also|ook)\s+|\s+(?:and|en)\s+(?=(?:{_QUESTION_WORDS})\b)|,\s+(?=(?:{_QUESTION_WORDS})\b))",
+    rf"\s*(?:[;?]\s+|,\s*(?:and|en|plus|also|ook)\s+|\s+(?:and|en|n|&|or)\s+(?=(?:{_QUESTION_WORDS})\b)|,\s+(?=(?:{_QUESTION_WORDS})\b))",
     re.IGNORECASE,
 )
 

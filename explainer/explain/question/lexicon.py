@@ -16,6 +16,10 @@ from importlib import resources
 _APOSTROPHES = re.compile(r"['’‘`´]")
 _NOT_WORD = re.compile(r"[^a-z0-9#]+")
 _SHARED = frozenset({"is", "over", "me", "in", "hier"})  # Dutch markers English writes the same
+_SEPARABLE_REACH = 6  # words between a Dutch verb and its particle
+_PREPOSITIONS = frozenset({"in", "door", "aan", "op", "uit", "over", "af", "mee", "na", "voor", "bij", "om", "toe"})
+_KEEP_FILLERS = ("even",)  # fillers that also start a phrase of the lexicon: kept where that phrase stands
+_CLAUSE_ENDS = frozenset({"en", "of", "maar", "want", "omdat", "als", "dan", "and", "or"})
 
 
 def words(text: str) -> list[str]:
@@ -54,6 +58,26 @@ class Lexicon:
     near: dict[str, tuple[str, ...]]  # a word with one letter deleted -> the lexicon words it came from
     leading: frozenset[tuple[str, ...]] = frozenset()  # fillers removed only where the question starts
     translations: dict[str, str] = field(default_factory=dict)  # Dutch description word -> the English one
+    separable: dict[tuple[str, str], str] = field(default_factory=dict)  # (verb, particle) -> the joined verb
+    keep: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)  # filler word -> the phrases it starts
+
+    def joined(self, tokens: list[str]) -> list[str]:
+        """Dutch separable verbs read joined: "wat houdt het geheugen vast" as "wat vasthoudt het geheugen". The
+        particle must follow the verb within a few words; a particle that is also a preposition ("in", "door")
+        only at the clause's end ("wat houdt dat in", "welke frames geven aanroepen door en ...")."""
+        out = list(tokens)
+        for i, verb in enumerate(out):
+            for j in range(i + 1, min(len(out), i + _SEPARABLE_REACH + 1)):
+                joined = self.separable.get((verb, out[j]))
+                if joined is None:
+                    continue
+                at_end = j + 1 == len(out) or out[j + 1] in _CLAUSE_ENDS
+                if out[j] in _PREPOSITIONS and not at_end:
+                    continue
+                out[i] = joined
+                del out[j]
+                break
+        return out
 
     def content(self, tokens: list[str]) -> list[str]:
         """The words that may describe a function: unknown to the lexicon and four letters or more, with the
@@ -132,6 +156,9 @@ class Lexicon:
                 if phrase in self.leading and out:
                     continue  # "is this ok?": the "ok" is the question
                 if tuple(tokens[i : i + len(phrase)]) == phrase:
+                    kept = self.keep.get(tokens[i], ())
+                    if any(len(p.words) > len(phrase) and p.matches_at(tokens, i) for p in kept):
+                        continue  # "even in" (why is X even in a cpu profile) is a phrase, not Dutch "even"
                     i += len(phrase)
                     break
             else:
@@ -190,6 +217,8 @@ def lexicon() -> Lexicon:
         {k: tuple(sorted(v)) for k, v in near.items()},
         frozenset(tuple(words(p)) for p in raw["politeness"].get("leading", [])),
         {k: str(v) for k, v in raw.get("translations", {}).items()},
+        {(verb, particle): str(v) for k, v in raw.get("separable", {}).items() for verb, particle in [k.split()]},
+        {w: tuple(by_first[w]) for w in _KEEP_FILLERS if w in by_first},
     )
 
 

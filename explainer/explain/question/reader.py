@@ -116,7 +116,11 @@ _ASKING = _word_set(
     "should would will tell show list give explain find welke welk wat wie waar hoe hoeveel waarom zijn "
     "kan kun kunt moet mag doet doen geef toon laat noem leg vertel "
 )
-_ASKING_PAIRS = frozenset({("in", "which"), ("with", "which"), ("met", "welke"), ("in", "welke"), ("from", "which")})
+_ASKING_PAIRS = frozenset(
+    (preposition, which)
+    for preposition in ("in", "with", "from", "through", "via", "along", "by", "on", "at", "met", "door", "op", "langs")
+    for which in ("which", "what", "welke", "welk")
+)  # "..., and through which call path is it reached?"
 
 
 def _asks(part: str, *, listed: bool) -> bool:
@@ -136,7 +140,13 @@ def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> 
         return whole
     asked = _read(focus, names, context, background=head, lang_text=lang_text)
     first, _, tail = focus.partition("? ")
-    if tail and not _asks(tail, listed=False):
+    if tail and _asks(tail, listed=False) and not _asks(first, listed=False) and not _bare(first):
+        # "(anonymous) is 87% self??? what is that": a statement with a question mark sets the scene for the
+        # question after it, and lends it its subject
+        after = _read(tail, names, context, background=f"{head} {first}".strip(), lang_text=lang_text)
+        if after.intent != "unknown" and after.score >= FOLLOW_UP_SCORE:
+            asked = after
+    elif tail and not _asks(tail, listed=False) and not _bare(tail):
         # "Which function uses the most CPU? We need this for the handoff.": what follows the question mark sets
         # the scene when it asks nothing itself ("... right? so whats self then" asks), unless the question alone
         # says too little
@@ -152,16 +162,25 @@ def _read_text(text: str, names: Names, context: Context, *, lang_text: str) -> 
 
 
 _AFTER_QUESTION = re.compile(r"\?\s+\S")
+_BARE = _word_set("how why what y huh so then come hoe waarom hoezo wat dan dat kan is that wtf")
+
+
+def _bare(part: str) -> bool:
+    """A bare "how?", "why?", "hoe kan dat?" after a statement asks about that statement."""
+    ws = lexicon().strip_politeness(words(part))
+    return 0 < len(ws) <= 3 and all(w in _BARE for w in ws)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _LEADING_CLAUSE = re.compile(
-    r"^(?:since|before|after|because|when|while|although|though|now that|once|during|as part of|given|for|"
+    r"^(?:since|before|after|following|because|when|while|although|though|now that|once|during|as part of|given|for|"
     r"regarding|to|in order to|sinds|voordat|nadat|omdat|toen|terwijl|tijdens|zodra|nu|gezien|voor|om)\b"
     r"[^,?;]{3,200},\s+",
     re.IGNORECASE,
 )
-_LEAD_IN = re.compile(r"^([^:?]{6,200}):\s+(?=\S)")  # "For capacity planning of the produce path: how much ..."
+# "For capacity planning of the produce path: how much ...": words before a colon; one name before a colon
+# ("NioEventLoop.run: self is tiny but total 60%? why") is what the question is about, not its scene
+_LEAD_IN = re.compile(r"^([^:?]{0,200}\S\s+[^:?]{1,200}):\s+(?=\S)")
 
 
 def split_context(text: str) -> tuple[str, str]:
@@ -193,13 +212,25 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     lex = lexicon()
     explicit = subjects.explicit(text, names)
     typed = words(subjects.without_names(text, keep_quoted=explicit is None))
-    tokens = lex.spelled(lex.strip_politeness(typed))
+    tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
+    if explicit is not None and explicit.how == "word" and any(c.startswith("concept:") for c in found):
+        # a concept beats a plain word that happens to be a whole label: "kernel frames in this perf profile" is
+        # about the kernel, not the root frame `perf`
+        explicit = None
     for concept, at in lex.concepts(lex.spelled(words(text))).items():  # settings are written as names
         if concept.startswith("setting_"):  # (expandable_segments), which the subject pass took out above
             found.setdefault(concept, at)
     if explicit is None and any(q and all(lex.knows(w) for w in words(q)) for q in subjects.quoted(text)):
         found.setdefault("meaning", len(tokens))  # a quoted word ("self") asks what the word means
+    if "compare" in found and explicit is not None and _against_a_function(text, explicit, names):
+        # "how much time does slow_function take compared with fast_function": two functions of this profile, not
+        # this profile against a baseline
+        found.pop("compare")
+        found.pop("difference", None)
+    if background and {"overview", "write"} & set(found) and "handoff" in lex.concepts(words(background)):
+        # "For tonight's on-call handoff, please write a short summary": a summary asked for a handoff is the handoff
+        found.setdefault("handoff", len(tokens))
     lang = lex.language(words(lang_text), context.lang)  # greetings and thanks say the language too
     subject = explicit
     if subject is None and background:
@@ -249,6 +280,21 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     )
 
 
+_COMPARED = re.compile(
+    r"\b(?:compared?\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|vergeleken\s+met|tegenover)\s+(\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def _against_a_function(text: str, explicit: Subject, names: Names) -> bool:
+    """Does the question compare its function with another function of the same profile?"""
+    m = _COMPARED.search(text)
+    if m is None or explicit.kind != "function":
+        return False
+    other = subjects.explicit(m.group(1), names)
+    return other is not None and other.kind == "function" and other.name != explicit.name
+
+
 def _lent(
     background: str, tokens: list[str], found: dict[str, int], names: Names, context: Context, *, implicit: bool = False
 ) -> Subject | None:
@@ -281,6 +327,9 @@ _ACTIVE_BEFORE = re.compile(
     r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
 )
 _ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
+_THIS = r"(?:it|this|that)(?:\s+(?:one|function|frame|method))?"
+_PRONOUN_CALLS = re.compile(rf"\b(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)\b", re.I)
+_CALLS_PRONOUN = re.compile(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invoke)\s+{_THIS}\b", re.I)
 _PLURAL_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
@@ -300,7 +349,11 @@ def _direct(text: str, at: int, found: dict[str, int]) -> None:
         return
     before, after = text[:at].casefold(), text[at:].casefold()
     where = min(found.get("callers", len(text)), found.get("callees", len(text)))
-    if _PASSIVE_BEFORE.search(before):
+    if _PRONOUN_CALLS.search(text):  # "what does it call (underneath)": the pronoun is the caller
+        way = "callees"
+    elif _CALLS_PRONOUN.search(text):  # "scooterSearchHandler, who calls it": the pronoun is called
+        way = "callers"
+    elif _PASSIVE_BEFORE.search(before):
         way = "callees"
     elif _ACTIVE_BEFORE.search(before):
         active = _ACTIVE_BEFORE.search(before)
@@ -411,4 +464,5 @@ def _fits(sig: Signature, found: set[str], subject: Subject | None) -> bool:
         "frame": kind in ("function", "missing"),
         "concept": kind == "concept",
         "named": kind is not None,
+        "written": kind is not None and subject is not None and subject.how != "fuzzy",  # named, not described
     }[sig.subject]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 WEAK = 1.2  # a reading below this is answered with "I read this as ..."
-SubjectNeed = Literal["any", "function", "frame", "concept", "named", "none"]
+SubjectNeed = Literal["any", "function", "frame", "concept", "named", "written", "none"]
 RESOURCE = frozenset({"memory", "gpu", "cpu", "time", "samples", "allocation"})
 USE = frozenset({"use", "allocation"})
 # settings whose answer is a warning or a retirement: they win over "what changes it?"
@@ -47,10 +47,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("most", 3.0, "most", "self"),
     _s("most", 2.6, "where", USE | {"memory", "time"}),
     _s("most", 2.2, "most", _any("label", "function_word", "code_path")),
-    _s("most", 2.5, _any("what", "where"), USE, RESOURCE),
+    _s("most", 2.5, _any("what", "whatis", "where"), USE, RESOURCE),  # "what is holding the memory"
     _s("most", 1.6, USE, RESOURCE),
     _s("most", 2.4, _any("what", "whatis"), "most", subject="none"),
     _s("most", 1.2, "most", subject="none"),
+    # "wie gebruikt het meeste geheugen": "wie gebruikt X" asks for X's callers, but with no X it asks who uses most
+    _s("most", 3.8, "callers", "most", RESOURCE, subject="none"),
     # what is responsible
     _s("responsible", 3.5, "responsible"),
     _s("responsible", 2.4, "why", USE | {"most", "memory", "time"}, subject="none"),
@@ -58,6 +60,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # self vs total
     _s("self_vs_total", 4.6, "self", "difference"),
     _s("self_vs_total", 4.0, "self", _any("total", "zero", "wide", "why")),
+    # "self 1 sample but total 47%?? how": both numbers and a bare how or why ask how they differ
+    _s("self_vs_total", 4.5, "self", "total", _any("why", "how"), subject="any"),
     _s("self_vs_total", 3.6, "self", "meaning"),
     _s("self_vs_total", 2.9, "self", "whatis"),
     _s("self_vs_total", 3.5, "wide", "zero"),
@@ -74,6 +78,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("chain", 1.5, "why"),
     _s("callers", 3.6, "callers"),
     _s("callers", 3.8, "callers", "responsible"),  # "which callers are responsible for its samples"
+    _s("callers", 3.9, "callers", "leads"),  # "which callers lead into X": the callers, not the whole chain
     _s("callers", 3.1, "where", "where_from", subject="function"),  # "where is the arena created from"
     _s("callees", 3.4, "callees"),
     _s("callees", 3.0, "above_word", subject="function"),  # "what sits above X"
@@ -83,6 +88,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("meaning", 3.0, "whatis", subject="named"),
     _s("meaning", 2.6, _any("meaning", "whatis"), "label"),
     _s("meaning", 2.0, "meaning"),
+    # "why are there no function names, just [binary]", "y is Thread.sleep even in a cpu profile": why a label
+    # looks as it does, or why a frame is there at all, is what it is
+    _s("meaning", 3.3, "why", "label"),
+    _s("meaning", 3.4, "why", "presence", subject="named"),  # below an explicit "show the chain"
     _s("meaning", 3.2, "overview", subject="function"),  # "explain KafkaApis.handle to me": that function
     # numbers for one function or one category
     _s("function", 3.3, _any("self", "total"), _any("what", "whatis", "howmuch"), subject="frame"),
@@ -99,12 +108,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # advice
     _s("knob", 4.7, "knob", subject="concept"),
     _s("knob", 3.9, "knob"),
+    # "how do I make that badger newArena smaller", "hoe krijg ik dat kleiner?" (after the weights): how to shrink
+    # one named thing is a question about its settings; "how do I make the server faster" (a loose description,
+    # not a name) stays optimise
+    _s("knob", 3.3, "how", "optimise", subject="written"),
     _s("optimise", 3.0, "optimise"),
     _s("optimise", 2.5, "first", _any("what", "where", "which", "how", "should")),
     _s("optimise", 1.5, "first"),
     _s("skip", 4.5, "ignore"),
+    _s("skip", 3.4, "passthrough", _any("what", "label", "function_word")),  # "which frames only pass calls on"
     # the whole profile
     _s("total", 2.8, "overall", subject="none"),
+    _s("total", 3.2, "measure", _any("profile_word", "what", "whatis"), subject="none"),  # "what does it measure"
     _s("total", 2.4, "howmuch", RESOURCE | {"count_of"}, subject="none"),
     _s("total", 2.0, "count_of", _any("what", "howmuch"), subject="none"),
     _s("total", 3.6, "inuse_word", "difference", subject="none"),  # "in-use vs allocated": what the values are
@@ -115,6 +130,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("overview", 2.0, _any("what", "whatis"), "profile_word", subject="none"),
     _s("compare", 3.3, "compare"),
     _s("handoff", 3.7, "handoff", subject="none"),
+    # "anything the on-call should be concerned about?": an assessment; the handoff is only the occasion
+    _s("assess", 3.85, "assess", "handoff", subject="none"),
     _s("handoff", 3.9, "handoff", "write"),
     _s("handoff", 2.0, "handoff"),  # "for the handoff: which functions does X call?" asks about X
     _s("handoff", 2.9, "write", "overview"),

@@ -126,6 +126,11 @@ _HTML_TAG = re.compile(
 )
 _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.$]*)['’]s\s+([A-Za-z_]\w*)")  # SecureRandom's nextBytes
 _FILE = re.compile(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
+_FILE_LINE = re.compile(
+    r"((?:\.?/)?(?:[\w.\-]+/)*[\w\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx))"
+    r"(?::|,?\s+(?:(?:on|at|op|in)\s+)?(?:line|regel|lijn|ln\.?|r\.)\s*)(\d{1,6})\b",
+    re.I,
+)
 _BRACKETED = re.compile(r"\[[\w.+-]{2,100}\]")  # a native frame as pprof writes it: [libpthread-2.15.so]
 _GO_RECEIVER = re.compile(r"(?:[\w./-]+\.)?\(\*?[A-Za-z_]\w*\)\.[A-Za-z_]\w*")
 _NUMBERED_NAME = re.compile(r"[A-Za-z_]{3,}\d{1,3}")
@@ -188,6 +193,10 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
         if found is not None:
             return replace(found, at=m.start())
     prose = _HTML_TAG.sub(" ", _QUOTED.sub(" ", question))
+    for m in _FILE_LINE.finditer(prose):  # "the anon fn in build/index.js line 20", "index.js regel 19"
+        found = _resolve_written(f"{m.group(1)}:{m.group(2)}", names, "label", missing_ok=False, concept_ok=False)
+        if found is not None:
+            return replace(found, at=m.start())
     for m in _SEPARATED.finditer(prose):
         # "NCCL / communication", "unresolved / unknown": words, not a Foo / bar label
         words_known = all(lexicon().knows(part.casefold()) for part in m.groups()) or any(
@@ -254,7 +263,7 @@ def _explicit(question: str, names: Names, *, plain: bool = True) -> Subject | N
                 ids = [i for i in names.index.exact.get(normalize(token), []) if names.present[i]]
                 if ids:
                     return Subject(
-                        "function", names.index.names[max(ids, key=lambda i: names.weight[i])], "symbol", at=at
+                        "function", names.index.names[max(ids, key=lambda i: names.weight[i])], "word", at=at
                     )
     for rx in (_ANGLE, _ADDRESS, _BRACKETED):
         for m in rx.finditer(prose):
@@ -395,7 +404,8 @@ def fuzzy(tokens: list[str], names: Names) -> tuple[str | None, int]:
     described = names.names_resolver.describe(content).best if len(content) >= 2 else None
     if described is not None and described.score >= DESCRIBED:
         return described.name, 2  # whole words of one label ("the label values" -> (*Reader).LabelValues)
-    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t)}
+    # a product named in passing ("bij deze kafka broker") describes no function, as in lex.content
+    stems = {t[:6] for t in tokens if len(t) >= 4 and not lex.knows(t) and t not in lex.products}
     holders = {stem: names.parts.get(stem, ()) for stem in stems}
     scores = Counter(fid for fids in holders.values() for fid in fids)
     if not scores:
@@ -484,8 +494,15 @@ def points(tokens: list[str]) -> bool:
     """Does a ticket's question point at its context ("What are they?", "Is that our code?"), not at the
     profile or the graph ("this profile")?"""
     return any(
-        t in _POINTERS and (i + 1 == len(tokens) or tokens[i + 1] not in _NOT_REFERENT) for i, t in enumerate(tokens)
+        t in _POINTERS
+        and not (_PROFILE_NOUNS & set(tokens[i + 1 : i + 4]))
+        and (i + 1 == len(tokens) or tokens[i + 1] not in _NOT_REFERENT)
+        for i, t in enumerate(tokens)
     )
+
+
+# "this JFR profile", "this py-spy profile": a demonstrative before a short noun phrase naming the profile
+_PROFILE_NOUNS = frozenset({"profile", "profiel", "graph", "grafiek", "flamegraph", "dump", "capture", "recording"})
 
 
 def refers_back(tokens: list[str], found: Mapping[str, int]) -> bool:
