@@ -130,11 +130,11 @@ def watched_page(
     return page, seen
 
 
-def tab(page: Any, name: str) -> None:
+def tab(page: Any, name: str, timeout: int = 30_000) -> None:
     page.get_by_role("tab", name=name, exact=True).click()
     page.wait_for_function(
         "(n) => [...document.querySelectorAll('[role=tab]')].some(t => t.innerText.trim() === n"
-        " && t.getAttribute('aria-selected') === 'true')", arg=name, timeout=30_000)  # fmt: skip
+        " && t.getAttribute('aria-selected') === 'true')", arg=name, timeout=timeout)  # fmt: skip
 
 
 def flame(page: Any, at_least: int = 1) -> Any:
