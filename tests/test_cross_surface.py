@@ -6,7 +6,9 @@ the demo, the issue's three repros and every readable real profile.
 
 Each surface is a function ``(profile, reading) -> Said`` in :data:`SURFACES`. HOOK for the tool
 layer: the MCP tools and the model's tools register theirs with :func:`surface` (or by adding to
-:data:`SURFACES`) and are then checked by every test here.
+:data:`SURFACES`) and are then checked by every test here: MCP's analyze, handoff and ask (the chat
+through MCP), and the tools MCP and the model share that state one of these facts (top_functions,
+call_chain's default target, symbol_meaning, function_details), and the model's facts.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from explainer import units
 from explainer.analysis.sandwich import sandwich
 from explainer.analysis.summary import Options, summarize
 from explainer.demo import demo_cpu_profile, demo_profile
-from explainer.errors import ProfileError
+from explainer.errors import NoSuchFunctionError, ProfileError
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.answers import conventions
 from explainer.explain.answers.intents import examples, examples_nl
@@ -88,13 +90,18 @@ def _askable(name: str) -> bool:
 # -- the chat --------------------------------------------------------------------------------
 
 
-def _chat(profile: Profile, reading: Reading, lang: str) -> Said:
+Ask = Callable[[str], tuple[str | None, str]]  # a question -> (the answer's focus, its Markdown)
+
+
+def _chat(profile: Profile, reading: Reading, lang: str, asker: Ask | None = None) -> Said:
     summary = reading.summary
 
-    def ask(question: str) -> tuple[str | None, str]:
+    def offline(question: str) -> tuple[str | None, str]:
         conv = Conversation(profile, settings=LlmSettings(), mode="offline", summary=summary)
         answer = conv.ask(question)
         return answer.focus, answer.markdown
+
+    ask = asker or offline
 
     english = [q for q, _, _ in examples(reading.resource, reading.verb)]
     asked = list(examples_nl(reading.resource, reading.verb)) if lang == "nl" else english
@@ -357,6 +364,36 @@ def shared_tools(profile: Profile, reading: Reading) -> Said:
         if details["function"]["name"] == name:
             assert details["meaning"] == found["convention"], (details["meaning"], found["convention"])
     return Said(meanings=meanings)
+
+
+@surface("chat through MCP ask")
+def mcp_ask(profile: Profile, reading: Reading) -> Said:
+    from explainer.mcp_server import tools
+
+    def ask(question: str) -> tuple[str | None, str]:
+        data = tools.ask(profile, question).data
+        return data["focus"], str(data["answer_markdown"])
+
+    return _chat(profile, reading, "en", ask)
+
+
+@surface("MCP and model tools: top_functions, call_chain")
+def shared_top_and_chain(profile: Profile, reading: Reading) -> Said:
+    from explainer.explain.context import ProfileContext
+    from explainer.mcp_server import tools
+
+    ctx = ProfileContext(profile, summary=reading.summary)
+    rows = tools.run_shared(ctx, "top_functions", {"order": "self", "limit": 1}).data["rows"]
+    if not rows:
+        return Said()
+    first = rows[0]
+    if reading.biggest is not None and reading.summary.total:  # the chain's default target is the biggest consumer
+        try:
+            target = tools.run_shared(ctx, "call_chain", {}).data["target"]
+        except NoSuchFunctionError:
+            target = None  # only reached off the widest paths: the tool says so instead of a chain
+        assert target in (None, first["name"]), (target, first["name"])
+    return Said(biggest=(first["name"], _v(reading, int(first["self"]))))
 
 
 @surface("model facts")
