@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run analyze test check fast lint typecheck unit browser-deps bench clean fixtures catalogs lock
+.PHONY: install run analyze test check fast lint typecheck unit browser-deps bench clean fixtures catalogs lexicon lock
 
 # Idempotent: re-runs pip only when pyproject.toml changes.
 $(STAMP): pyproject.toml setup.py explainer/_fold.c explainer/_fold_kernels.h
@@ -57,6 +57,11 @@ fixtures: install
 # Re-extract the answers' messages into explainer/locale and recompile the catalogs (needs Babel, a dev dependency).
 catalogs: install
 	$(BIN)/python tools/catalogs.py
+
+# Rebuild the question lexicon's prebuilt index after editing explainer/explain/question/lexicon.toml
+# (tests/test_lexicon_index.py fails until it is rebuilt).
+lexicon: install
+	$(BIN)/python tools/lexicon_index.py
 
 # The image's dependencies, pinned with hashes for the image's Python and platform (tests/test_deploy.py
 # checks the lock against pyproject.toml). Needs the package index.

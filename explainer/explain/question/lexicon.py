@@ -6,12 +6,18 @@ matches however a person types it: case, accents, apostrophes and punctuation ne
 
 from __future__ import annotations
 
+import json
+import pkgutil
 import re
-import tomllib
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
+from typing import Any, NamedTuple
+
+SOURCE = "lexicon.toml"  # the one source of truth
+INDEX = "lexicon.index.json"  # what lexicon_build makes of it, prebuilt
+FORMAT = 1  # the index's layout; an index of another layout is rebuilt from the TOML
 
 _APOSTROPHES = re.compile(r"['’‘`´]")
 _NOT_WORD = re.compile(r"[^a-z0-9#]+")
@@ -24,13 +30,16 @@ _CLAUSE_ENDS = frozenset({"en", "of", "maar", "want", "omdat", "als", "dan", "an
 
 def words(text: str) -> list[str]:
     """Lower-case ASCII words: accents folded, apostrophes dropped (``what's`` -> ``whats``), the rest split."""
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = text.casefold()
+    if folded.isascii():  # nothing to fold: most questions, and every phrase the lexicon is built from
+        ascii_only = folded
+    else:
+        decomposed = unicodedata.normalize("NFKD", folded)
+        ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _NOT_WORD.sub(" ", _APOSTROPHES.sub("", ascii_only)).split()
 
 
-@dataclass(frozen=True, slots=True)
-class Phrase:
+class Phrase(NamedTuple):  # a tuple: the index makes thousands of them at load, a frozen dataclass is 3x slower
     words: tuple[str, ...]  # a word ending in "*" is a prefix
     concept: str
 
@@ -55,7 +64,6 @@ class Lexicon:
     vocabulary: frozenset[str]  # every word the lexicon knows (never a fuzzy subject)
     stems: tuple[str, ...]  # the lexicon's prefix words, without their "*"
     products: frozenset[str]  # product names (casefolded) that are never frames
-    near: dict[str, tuple[str, ...]]  # a word with one letter deleted -> the lexicon words it came from
     leading: frozenset[tuple[str, ...]] = frozenset()  # fillers removed only where the question starts
     translations: dict[str, str] = field(default_factory=dict)  # Dutch description word -> the English one
     separable: dict[tuple[str, str], str] = field(default_factory=dict)  # (verb, particle) -> the joined verb
@@ -102,9 +110,10 @@ class Lexicon:
             swaps = {token[:i] + token[i + 1] + token[i] + token[i + 2 :] for i in range(3)}
             found = {w for w in swaps if w in self.vocabulary}
         else:  # a letter swapped or mistyped; a letter missing or doubled only in long words
-            found = set(self.near.get(token, ()))
+            near = _near(self.vocabulary)
+            found = set(near.get(token, ()))
             for variant in _deletes(token):
-                found.update(self.near.get(variant, ()))
+                found.update(near.get(variant, ()))
                 if variant in self.vocabulary:
                     found.add(variant)
             # a swap at any length; a letter missing or doubled only in long words; a letter changed only in very
@@ -174,52 +183,75 @@ class Lexicon:
         return best if score[best] > 0 else default
 
 
-def _phrase_words(text: str) -> tuple[str, ...]:
-    """A lexicon phrase as words; a trailing ``*`` on a word survives normalisation."""
-    out: list[str] = []
-    for part in text.split():
-        stem = "".join(words(part.rstrip("*")))
-        out.append(stem + "*" if part.endswith("*") else stem)
-    return tuple(w for w in out if w and w != "*")
+@cache
+def lexicon() -> Lexicon:
+    """The lexicon, from its prebuilt index when that was built from this ``lexicon.toml``.
+
+    Building from the TOML (parse, normalise every phrase, index) is most of what a first question costs;
+    the index holds the result, so loading is one ``json.loads``. An index that does not match the TOML
+    (edited, not yet rebuilt with ``python tools/lexicon_index.py``) is never used: the TOML is the truth,
+    read the slow way, and ``tests/test_lexicon_index.py`` fails until the index is rebuilt.
+    """
+    source = _data(SOURCE)
+    index = json.loads(_data(INDEX))
+    if index.get("format") == FORMAT and index.get("source") == fingerprint(source):
+        return from_index(index)
+    from explainer.explain.question.lexicon_build import build
+
+    return build(source)
+
+
+def _data(name: str) -> bytes:
+    # pkgutil, not importlib.resources (which would add tempfile, shutil and zipfile to ask's start-up)
+    data = pkgutil.get_data(__package__, name)
+    if data is None:  # pragma: no cover - a loader without get_data; the package's own loader has it
+        raise FileNotFoundError(name)
+    return data
+
+
+def fingerprint(source: bytes) -> str:
+    """Which TOML an index was built from: a staleness check, not a security one (``zlib`` is loaded anyway)."""
+    return f"{len(source)}:{zlib.crc32(source):08x}"
+
+
+def from_index(index: dict[str, Any]) -> Lexicon:
+    """The lexicon from its prebuilt index (:func:`lexicon_build.index` writes it)."""
+    by_first = {
+        first: tuple(Phrase(tuple(ws), concept) for concept, *ws in phrases)
+        for first, phrases in index["by_first"].items()
+    }
+    return Lexicon(
+        by_first,
+        tuple(Phrase(tuple(ws), concept) for concept, *ws in index["prefixed"]),
+        tuple(tuple(p) for p in index["politeness"]),
+        {lang: frozenset(marks) for lang, marks in index["markers"].items()},
+        frozenset(index["vocabulary"]),
+        tuple(index["stems"]),
+        frozenset(index["products"]),
+        frozenset(tuple(p) for p in index["leading"]),
+        index["translations"],
+        {(verb, particle): joined for verb, particle, joined in index["separable"]},
+        keep_phrases(by_first),
+    )
+
+
+def keep_phrases(by_first: dict[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
+    return {w: by_first[w] for w in _KEEP_FILLERS if w in by_first}
 
 
 @cache
-def lexicon() -> Lexicon:
-    raw = tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text("utf-8"))
-    by_first: dict[str, list[Phrase]] = {}
-    prefixed: list[Phrase] = []
-    vocabulary: set[str] = set()
-    for concept, phrases in raw["concepts"].items():
-        for text in phrases:
-            ws = _phrase_words(text)
-            phrase = Phrase(ws, concept)
-            vocabulary.update(w.rstrip("*") for w in ws)
-            (prefixed if ws[0].endswith("*") else by_first.setdefault(ws[0], [])).append(phrase)
-    polite = sorted({tuple(words(p)) for p in raw["politeness"]["phrases"]}, key=len, reverse=True)
-    markers = {lang: frozenset(ws) for lang, ws in raw["language"].items()}
-    for marks in markers.values():
-        vocabulary.update(marks)
-    stems = tuple(sorted({w[:-1] for p in prefixed for w in p.words if w.endswith("*")}))
+def _near(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """A word with one letter deleted -> the lexicon's words (five letters or more) it came from.
+
+    Only a word the lexicon does not know asks for it, so it is built on the first such word, not at load.
+    """
     near: dict[str, set[str]] = {}
     for word in vocabulary:
         if len(word) >= 5 and word.isalpha():
             near.setdefault(word, set()).add(word)
             for variant in _deletes(word):
                 near.setdefault(variant, set()).add(word)
-    return Lexicon(
-        {k: tuple(sorted(v, key=lambda p: -len(p.words))) for k, v in by_first.items()},
-        tuple(prefixed),
-        tuple(p for p in polite if p),
-        markers,
-        frozenset(vocabulary),
-        stems,
-        frozenset(n.casefold() for n in raw["products"]["names"]),
-        {k: tuple(sorted(v)) for k, v in near.items()},
-        frozenset(tuple(words(p)) for p in raw["politeness"].get("leading", [])),
-        {k: str(v) for k, v in raw.get("translations", {}).items()},
-        {(verb, particle): str(v) for k, v in raw.get("separable", {}).items() for verb, particle in [k.split()]},
-        {w: tuple(by_first[w]) for w in _KEEP_FILLERS if w in by_first},
-    )
+    return {k: tuple(sorted(v)) for k, v in near.items()}
 
 
 def _deletes(word: str) -> set[str]:
