@@ -143,6 +143,26 @@ def test_ask_on_a_file_imports_no_model_path_and_no_pyroscope_module(llm: list[s
     assert model_or_server_modules(modules) == []
 
 
+# (module, why a file's ask must not import it): issue 27, ask at most 1.08x analyze
+NOT_FOR_A_QUESTION = (
+    ("explainer.explain.question.lexicon_build", "the lexicon is loaded from its prebuilt index, not built from TOML"),
+    ("importlib.resources", "package data is read with pkgutil.get_data (resources pulls tempfile, shutil, zipfile)"),
+    ("tempfile", "nothing is written"),
+    ("shutil", "nothing is copied"),
+    ("zipfile", "package data is read with pkgutil.get_data"),
+    ("bz2", "only importlib.resources' zip support pulls it"),
+    ("lzma", "only importlib.resources' zip support pulls it"),
+    ("random", "only tempfile pulls it"),
+)
+
+
+@pytest.mark.parametrize("question", ["What uses the most GPU memory?", "hoeveel geheugen gebruikt de kv cache?"])
+def test_ask_on_a_file_reads_the_question_without_building_anything_from_source(question: str, tmp_path: Path) -> None:
+    code, out, modules = imported_by(["ask", str(DEMO), question, "--llm", "offline"], no_model_environ(str(tmp_path)))
+    assert code == 0 and "explainer.explain.question.lexicon" in modules and out.strip()
+    assert {name: why for name, why in NOT_FOR_A_QUESTION if name in modules} == {}
+
+
 def test_a_pod_question_on_a_file_is_answered_without_the_pyroscope_modules(tmp_path: Path) -> None:
     argv = ["ask", str(DEMO), "Which pod uses the most memory?", "--llm", "offline"]
     code, out, modules = imported_by(argv, no_model_environ(str(tmp_path)))

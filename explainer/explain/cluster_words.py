@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from explainer.lazyre import lazy
 from explainer.symbols import clean
 
-_DUTCH = re.compile(
+_DUTCH = lazy(
     r"\b(welke|wat|wanneer|hoeveel|gebruikt|het|de|en|met|vergelijk|groeit|groeien|begon|te|piek|meest|meeste|"
     r"sinds|hoe|van|deze|zijn|nog|geheugen|gpu-geheugen|waar)\b"
 )

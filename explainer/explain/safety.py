@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from explainer import markdown
+from explainer.lazyre import lazy
 
 DATA_OPEN = "<<<PROFILE_DATA"
 DATA_CLOSE = "PROFILE_DATA>>>"
@@ -31,8 +32,8 @@ MAX_ANSWER_CHARS = 12_000
 REDACTED = "[redacted]"
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "`": "\\u0060", "&": "\\u0026"}
-_BLOCK = re.compile(re.escape(DATA_OPEN) + r"[^\n]*\n(.*?)\n" + re.escape(DATA_CLOSE), re.S)
-_HTML_TAG = re.compile(
+_BLOCK = lazy(re.escape(DATA_OPEN) + r"[^\n]*\n(.*?)\n" + re.escape(DATA_CLOSE), re.S)
+_HTML_TAG = lazy(
     r"<(/?)(script|style|iframe|img|svg|object|embed|link|meta|form|input|button|video|audio|source|a|div|span|"
     r"p|br|table|body|html|head|base|frame|frameset|math|details|summary|textarea|select|option)\b",
     re.I,
@@ -86,14 +87,14 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-_LINKISH = re.compile(
+_LINKISH = lazy(
     r"(?P<code>(?P<fence>`+)[^\n]*?(?P=fence))"  # a code span: nothing inside renders as a link
     r"|(?P<link>(?P<bang>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]*)>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\))"
     r"|<(?P<auto>[a-z][a-z0-9+.-]{1,31}:[^<>\s]+)>"  # <https://...> autolinks
     r"|(?P<bare>(?<![\w/@])(?:(?:https?|ftp)://|www\.)[^\s<>`]+)",  # GFM linkifies bare URLs
     re.I,
 )
-_REFERENCE = re.compile(r"^( {0,3})\[([^\]\n]+)\]:", re.M)  # [id]: url, the target of [text][id]
+_REFERENCE = lazy(r"^( {0,3})\[([^\]\n]+)\]:", re.M)  # [id]: url, the target of [text][id]
 _TRAILING = ".,;:!?'\")*_"
 
 

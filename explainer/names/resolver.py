@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from explainer.lazyre import lazy
 from explainer.symbols import decode
 
 WHOLE = 100.0  # the full label, as written
@@ -36,21 +37,21 @@ MAX_READ = 400  # characters of a label or a written name read: a hostile 1 MB n
 MAX_TAIL = 8  # trailing parts indexed: nobody types more of a package path than this
 SURE = 0.6  # a confidence at least this needs no "I read this as"
 
-_PERF_MARK = re.compile(r"_\[[a-z]+\]$")  # perf's _[k] kernel, _[j] JIT, _[i] inlined markers
-_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
-_PARAMS = re.compile(r"\([^()]*\)$")  # a trailing parameter list: push_back(int const&), Run(System.Object)
-_RECEIVER = re.compile(r"\(\*?([A-Za-z_][\w]*)(?:\[[^\]]*\])?\)")  # Go's (*Conn) and (Conn[T])
+_PERF_MARK = lazy(r"_\[[a-z]+\]$")  # perf's _[k] kernel, _[j] JIT, _[i] inlined markers
+_RUST_HASH = lazy(r"::h[0-9a-f]{16}$")
+_PARAMS = lazy(r"\([^()]*\)$")  # a trailing parameter list: push_back(int const&), Run(System.Object)
+_RECEIVER = lazy(r"\(\*?([A-Za-z_][\w]*)(?:\[[^\]]*\])?\)")  # Go's (*Conn) and (Conn[T])
 _SPLIT = re.compile(r"\s+[>/]\s+|::|[./:#!$\\]+|\s+")
 _CLOSURE = re.compile(
     r"^(?:func\d+|\d+|\{\{closure\}\}|\{closure#\d+\}|<lambda>|lambda\$.*|lambda|anonymous|<anonymous>|block|blockin.*)$"
 )
-_WORD_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD_PART = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TRAILING_PLACE = re.compile(r"^([^\s()]+)\s+\(?(?:[\w.\-]*:)?[\w./\\\-]+:\d+(?::\d+)?\)?$")
-_NODE_PLACE = re.compile(r"^(?:\./)?([^\s:]+(?::[^\s:]+)?):([^:\s]+):\d+$")
+_NODE_PLACE = lazy(r"^(?:\./)?([^\s:]+(?::[^\s:]+)?):([^:\s]+):\d+$")
 _LOCATED = re.compile(r"([\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
 _SOURCE = r"\.(?:js|ts|mjs|cjs|jsx|tsx)"
 _NODE_LINE = re.compile(rf"^(?:\./)?([^\s:]+{_SOURCE}):[^:\s]+:(\d+)$")
-_PATHED = re.compile(r"((?:\.?/)?(?:[\w.\-]+/)+[\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
+_PATHED = lazy(r"((?:\.?/)?(?:[\w.\-]+/)+[\w.\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php)):(\d+)")
 _OFFSET = re.compile(r"\s*\+0x[0-9a-f]+$")  # an offset into a library: lib.so.1+0x2f1a0
 _LIBRARY_SUFFIX = re.compile(r"\.(?:so|dll|dylib)(?:\.\d+)*$")  # the library's file suffix is not a part
 

@@ -9,8 +9,9 @@ and compiles the ``.mo`` the package reads with the standard library's :mod:`get
 from __future__ import annotations
 
 import gettext
+import io
+import pkgutil
 from functools import cache
-from importlib import resources
 
 DOMAIN = "explainer"
 LANGUAGES = ("en", "nl")
@@ -26,9 +27,11 @@ def translations(lang: str) -> gettext.NullTranslations:
     """The catalog for ``lang``; English (and any language without a catalog) reads the messages as written."""
     if lang == "en" or lang not in LANGUAGES:
         return gettext.NullTranslations()
-    path = resources.files("explainer").joinpath("locale", lang, "LC_MESSAGES", f"{DOMAIN}.mo")
-    with path.open("rb") as handle:
-        return gettext.GNUTranslations(handle)
+    # pkgutil, not importlib.resources: that would add tempfile, shutil and zipfile to every question's start-up
+    data = pkgutil.get_data("explainer", f"locale/{lang}/LC_MESSAGES/{DOMAIN}.mo")
+    if data is None:  # pragma: no cover - a loader without get_data; the package's own loader has it
+        raise FileNotFoundError(f"{lang}/{DOMAIN}.mo")
+    return gettext.GNUTranslations(io.BytesIO(data))
 
 
 # What the widths measure and what happens to it (explainer.reading words them in English).

@@ -16,16 +16,17 @@ from dataclasses import dataclass
 from explainer.explain.checks.grounding import TOTAL, Grounding
 from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.checks.quantities import CODE_SPAN, Quantity, mask, quantities
+from explainer.lazyre import lazy
 
 __all__ = ["Quantity", "mask", "quantities"]  # also read from here by the verifier and the evaluation
 
 _DOTTED = re.compile(r"(?<![\w/.`])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_<][\w<>]*)+)(?:\(\))?(?![\w`])")
 _CALLED = re.compile(r"(?<![\w/.`:])([A-Za-z_]\w*)\(\)(?![\w`])")
 _FILE_EXT = re.compile(r"\.(py|so|md|txt|json|gz|pb|toml|yaml|yml|html|com|org|io|net|ai|dev|cfg|ini|sh|log)$", re.I)
-_TOTAL_WORDS = re.compile(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
-_WEAK_TOTAL = re.compile(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
+_TOTAL_WORDS = lazy(r"(?<![\w-])(?:total|overall|in all|altogether|everything(?! else)|totaal)(?![\w-])", re.I)
+_WEAK_TOTAL = lazy(r"(?:\ba|\bits|\btheir|\bown|\bhis|\bher|'s)\s+$", re.I)
 # the whole of a share: "73.8% of the 74.7 GB", "van de 74,7 GB"
-_WHOLE = re.compile(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
+_WHOLE = lazy(r"(?:\bof|\bout of|\bvan|\buit)\s+(?:the\s+|de\s+|het\s+)?(?:~|about\s+|ongeveer\s+)?$", re.I)
 _CLAUSE_BREAK = re.compile(
     r"(?<=[.!?])\s+(?=[^\s\d])|;\s+"
     r"|,\s+(?=(?:while|whereas|but|and|plus|followed by|then|terwijl|maar|en|plus|gevolgd door|daarna)\b)"
@@ -57,8 +58,8 @@ class Mention:
 
 
 # "self of 720 MB", "a total of 1.1 GB", "self: 0 B" / "720 MB of self", "1.1 GB total", "1.1 GB in total"
-_ROLE_BEFORE = re.compile(r"\b(self|total)(?:\s+(?:of|is|was|=|at))?\s*[:=]?\s*(?:only\s+|about\s+|~)?$", re.I)
-_ROLE_AFTER = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:(?:of|in)\s+)?(?:its\s+|their\s+)?(self|total)\b", re.I)
+_ROLE_BEFORE = lazy(r"\b(self|total)(?:\s+(?:of|is|was|=|at))?\s*[:=]?\s*(?:only\s+|about\s+|~)?$", re.I)
+_ROLE_AFTER = lazy(r"^\s*(?:\([^)]*\)\s*)?(?:(?:of|in)\s+)?(?:its\s+|their\s+)?(self|total)\b", re.I)
 
 
 def role(line: str, q: Quantity) -> str | None:
@@ -121,7 +122,7 @@ def aliases(label: str) -> set[str]:
     return {a for a in out if len(a) >= 3 and a.lower() not in _ALIAS_STOP}
 
 
-PART = re.compile(
+PART = lazy(
     r"\b(?:of which|including|includes|mostly|mainly|largely|chiefly|such as|led by|among them"
     r"|waarvan|vooral|grotendeels|onder andere|waaronder)\b",
     re.I,

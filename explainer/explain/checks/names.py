@@ -11,15 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from explainer.lazyre import lazy
 from explainer.symbols import clean
 
 _SEPARATORS = re.compile(r"\s+>\s+|\s+/\s+|::|/")
 _SPACES = re.compile(r"\s+")
-_ELLIPSIS = re.compile(r"(\.\.\.|…)$")
-_HEX_PREFIX = re.compile(r"^0x[0-9a-f]+$")
+_ELLIPSIS = lazy(r"(\.\.\.|…)$")
+_HEX_PREFIX = lazy(r"^0x[0-9a-f]+$")
 # plain lower-case words ("run", "launcher") are left to explicit questions, never guessed from prose
-_WORDS = re.compile(r"[\s,;?!()\"]+")
-_DISTINCTIVE = re.compile(r"[._<>:/()\[\]$0-9]|[a-z][A-Z]|^[A-Z]")
+_WORDS = lazy(r"[\s,;?!()\"]+")
+_DISTINCTIVE = lazy(r"[._<>:/()\[\]$0-9]|[a-z][A-Z]|^[A-Z]")
 
 
 def normalize(name: str) -> str:

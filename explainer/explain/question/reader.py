@@ -27,6 +27,7 @@ from explainer.explain.question.signatures import (
     Signature,
 )
 from explainer.explain.question.subjects import Names, Subject
+from explainer.lazyre import lazy
 
 MAX_QUESTION_CHARS = 2_000
 RUNTIME_KINDS = frozenset({"gc", "kernel", "jit", "scheduler", "interpreter", "unresolved"})
@@ -280,7 +281,7 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     )
 
 
-_COMPARED = re.compile(
+_COMPARED = lazy(
     r"\b(?:compared?\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|vergeleken\s+met|tegenover)\s+(\S.*)$",
     re.IGNORECASE,
 )
@@ -316,26 +317,24 @@ def _lent(
 
 # which way a call relation runs, from where the name is written: "functions called by X" and "what does X
 # call" ask for X's callees; "what calls X", "X is called from" and "wie roept X aan" for its callers
-_PASSIVE_BEFORE = re.compile(
+_PASSIVE_BEFORE = lazy(
     r"\b(?:called|invoked|used|reached|aangeroepen|gebruikt)\s+(?:by|from|door|vanuit)\s+(?:the\s+|de\s+|het\s+)?$"
     r"|\b(?:door|vanuit)\s+$"
 )
-_PASSIVE_AFTER = re.compile(
+_PASSIVE_AFTER = lazy(
     r"^\S*\s+(?:\w+\s+){0,3}?(?:called|invoked|aangeroepen|reached|triggered)\b|^\S*\s+(?:\w+\s+){0,2}?(?:called|invoked)\s+(?:by|from)\b"
 )
-_ACTIVE_BEFORE = re.compile(
+_ACTIVE_BEFORE = lazy(
     r"\b(?:calls|call|invokes|invoke|calling|invoking|roepen|roept)\s+(?:into\s+|in\s+)?(?:the\s+|de\s+|het\s+)?$"
 )
-_ACTIVE_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
+_ACTIVE_AFTER = lazy(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
 _THIS = r"(?:it|this|that)(?:\s+(?:one|function|frame|method))?"
-_PRONOUN_CALLS = re.compile(rf"\b(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)\b", re.I)
-_CALLS_PRONOUN = re.compile(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invoke)\s+{_THIS}\b", re.I)
-_PLURAL_AFTER = re.compile(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
+_PRONOUN_CALLS = lazy(rf"\b(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)\b", re.I)
+_CALLS_PRONOUN = lazy(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invoke)\s+{_THIS}\b", re.I)
+_PLURAL_AFTER = lazy(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
-_PRONOUN = re.compile(
-    r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I
-)
+_PRONOUN = lazy(r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I)
 
 
 def _pronoun_at(text: str) -> int:

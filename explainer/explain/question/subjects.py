@@ -19,6 +19,7 @@ from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
 from explainer.explain.question.lexicon import lexicon, words
+from explainer.lazyre import lazy
 from explainer.names import Resolution, Resolver, components
 
 Kind = Literal["function", "concept", "missing"]
@@ -102,7 +103,7 @@ class Names:
         ]
 
 
-_CLOSURE_TAIL = re.compile(r"\.(?:func\d+|\d+)$")
+_CLOSURE_TAIL = lazy(r"\.(?:func\d+|\d+)$")
 _STRICT = frozenset({"whole", "line", "class"})
 
 
@@ -125,8 +126,8 @@ _HTML_TAG = re.compile(
     r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|script|style|iframe|svg|h[1-6])\b[^>]*>", re.I
 )
 _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.$]*)['’]s\s+([A-Za-z_]\w*)")  # SecureRandom's nextBytes
-_FILE = re.compile(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
-_FILE_LINE = re.compile(
+_FILE = lazy(r"\b[\w-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx)\b")
+_FILE_LINE = lazy(
     r"((?:\.?/)?(?:[\w.\-]+/)*[\w\-]+\.(?:py|rb|js|ts|go|java|cs|rs|cc|cpp|c|h|php|mjs|tsx|jsx))"
     r"(?::|,?\s+(?:(?:on|at|op|in)\s+)?(?:line|regel|lijn|ln\.?|r\.)\s*)(\d{1,6})\b",
     re.I,
