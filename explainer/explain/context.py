@@ -8,12 +8,12 @@ demand and cached, so each answer costs a few milliseconds even on large profile
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
 from explainer.analysis.diff import Diff
 from explainer.analysis.functions import TopRow
-from explainer.analysis.sandwich import Sandwich, sandwich
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain.checks.names import NameIndex
@@ -21,6 +21,9 @@ from explainer.explain.question.subjects import Names, PartsIndex
 from explainer.model import Profile
 from explainer.queries import Compare, answer
 from explainer.reading import Reading, read
+
+if TYPE_CHECKING:
+    from explainer.analysis.sandwich import Sandwich
 
 
 class ProfileContext:
@@ -122,6 +125,8 @@ class ProfileContext:
     def sandwich(self, fid: int, limit: int = 8) -> Sandwich:
         key = (fid, limit)
         if key not in self._sandwiches:
+            from explainer.analysis.sandwich import sandwich  # only questions about one function's callers
+
             self._sandwiches[key] = sandwich(self.profile, fid, limit)
         return self._sandwiches[key]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer import units
-from explainer.explain.answers import assess, concepts, frames, gpu, group, own, self_total
+from explainer.explain.answers import assess, concepts, frames, group, own, self_total
 from explainer.explain.answers.intents import help_text, intent
 from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
@@ -65,6 +65,8 @@ class OfflineExplainer:
         near_empty, ranking = self._near_empty(q), self._ranking(q)
         w = Writer(self.ctx, q.lang, self.orientation)
         if near_empty:
+            from explainer.explain.answers import gpu  # the GPU budget's answers: only the questions that need them
+
             gpu.visibility(w, self.budget)
             self._scope(w)
             return OfflineAnswer(w.markdown(), None, w.g, "visibility")
@@ -151,8 +153,12 @@ class OfflineExplainer:
         subject, fid, record = q.subject, self._fid(q), intent(q.intent)
         kind, language = record.id, _language_named(q.text)
         if kind == "setting":
+            from explainer.explain.answers import gpu
+
             return gpu.setting(w, q.concepts)
         if kind == "visibility":
+            from explainer.explain.answers import gpu
+
             return gpu.visibility(w, self.budget)
         if kind == "help" or not q.text:  # an empty question gets the suggestions
             return help_text(w, unknown=False)

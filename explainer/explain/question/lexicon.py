@@ -11,6 +11,7 @@ import pkgutil
 import re
 import unicodedata
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -57,7 +58,7 @@ class Phrase(NamedTuple):  # a tuple: the index makes thousands of them at load,
 
 @dataclass(frozen=True, slots=True)
 class Lexicon:
-    by_first: dict[str, tuple[Phrase, ...]]  # exact first word -> phrases, longest first
+    by_first: Mapping[str, tuple[Phrase, ...]]  # exact first word -> phrases, longest first
     prefixed: tuple[Phrase, ...]  # phrases whose first word is a prefix
     politeness: tuple[tuple[str, ...], ...]  # longest first
     markers: dict[str, frozenset[str]]  # language -> marker words
@@ -216,10 +217,7 @@ def fingerprint(source: bytes) -> str:
 
 def from_index(index: dict[str, Any]) -> Lexicon:
     """The lexicon from its prebuilt index (:func:`lexicon_build.index` writes it)."""
-    by_first = {
-        first: tuple(Phrase(tuple(ws), concept) for concept, *ws in phrases)
-        for first, phrases in index["by_first"].items()
-    }
+    by_first = PhraseIndex(index["by_first"])
     return Lexicon(
         by_first,
         tuple(Phrase(tuple(ws), concept) for concept, *ws in index["prefixed"]),
@@ -235,7 +233,39 @@ def from_index(index: dict[str, Any]) -> Lexicon:
     )
 
 
-def keep_phrases(by_first: dict[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
+class PhraseIndex(Mapping[str, tuple[Phrase, ...]]):
+    """First word -> its phrases, made from the index's rows when a question first holds that word.
+
+    A question holds a dozen words of the lexicon's 1,300 first words: making all ~3,200 phrases at load
+    would be most of the load's cost.
+    """
+
+    __slots__ = ("_made", "_rows")
+
+    def __init__(self, rows: dict[str, list[list[str]]]) -> None:
+        self._rows = rows  # first word -> [concept, *words] per phrase, longest first
+        self._made: dict[str, tuple[Phrase, ...]] = {}
+
+    def __getitem__(self, first: str) -> tuple[Phrase, ...]:
+        made = self._made.get(first)
+        if made is None:
+            made = self._made[first] = tuple(Phrase(tuple(row[1:]), row[0]) for row in self._rows[first])
+        return made
+
+    def get(self, first: str, default: Any = None) -> Any:  # the hot path: no KeyError for a word it lacks
+        return self[first] if first in self._rows else default
+
+    def __contains__(self, first: object) -> bool:
+        return first in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def keep_phrases(by_first: Mapping[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
     return {w: by_first[w] for w in _KEEP_FILLERS if w in by_first}
 
 
