@@ -108,3 +108,61 @@ def test_components_drop_markers_templates_hashes_and_places() -> None:
 def test_a_hostile_label_costs_no_more_than_a_short_one() -> None:
     r = Resolver(["a." * 50_000 + "b", "Evil\u202e.__init__" + "A" * 100_000], [1, 1])
     assert r.resolve("nothing_here").best is None
+
+
+def _real_labels() -> list[str]:
+    import tomllib
+
+    from conftest import REPO
+
+    data = tomllib.loads((REPO / "tests" / "corpus" / "labels.toml").read_text("utf-8"))
+    return [label["name"] for label in data["label"]]
+
+
+def _written_forms(labels: list[str]) -> list[str]:
+    """What people type for these labels: each label, its keys as the index holds them, its parts in other
+    cases and with other separators, cut-short and made-up names."""
+    out: set[str] = set()
+    for fid, label in enumerate(labels):
+        parts = components(label)
+        out.update({label, label.upper(), f"`{label}`", *Resolver(labels)._keys(fid, label)})
+        for k in range(1, len(parts) + 1):
+            out.update({".".join(parts[-k:]), "::".join(parts[-k:]), " > ".join(parts[-k:]).upper()})
+        out.add(label[: max(5, len(label) // 2)] + "...")
+    out.update({"What", "GPU", "memory", "run", "poll", "x", "...", ":", "file.py:12", "Handler", "nio"})
+    return sorted(out)
+
+
+# labels whose reading joins what their middle separates: "FooBar" and "ConnWrap" are no pieces of the label
+JOINED = ["Foo<T>Bar.run", "pkg.(*Conn)Wrap.Read"]
+
+
+@pytest.mark.parametrize("labels", [[*LABELS, *JOINED], _real_labels()], ids=["shapes", "corpus"])
+def test_looking_up_keys_one_by_one_finds_what_the_whole_index_finds(
+    labels: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question's few look-ups read only the labels that hold the key's pieces: exactly the whole index's answer."""
+    import explainer.names.resolver as module
+
+    weights = [(i * 7919) % 13 for i in range(len(labels))]  # some absent (0), ties among the rest
+    whole = Resolver(labels, weights)
+    whole._index  # noqa: B018 - built first: every look-up reads it
+    monkeypatch.setattr(module, "MAX_KEYS_ALONE", 10**9)
+    alone = Resolver(labels, weights)
+    texts = _written_forms(labels)
+    assert len(texts) > 3 * len(labels)
+    pieceless = [t for t in texts if not any(ch.isalnum() for ch in t)]  # "...", ":": the whole index answers
+    for text in [t for t in texts if t not in pieceless]:
+        assert alone.resolve(text) == whole.resolve(text), text
+    assert "_index" not in alone.__dict__  # it never needed the whole index
+    assert alone._rewritten  # the shapes whose middle is rewritten are read for every key
+    for text in pieceless:
+        assert alone.resolve(text) == whole.resolve(text), text
+
+
+def test_past_a_few_keys_the_whole_index_is_built_once() -> None:
+    r = Resolver(LABELS, WEIGHTS)
+    for i in range(40):
+        r.resolve(f"name{i}")
+    assert "_index" in r.__dict__
+    assert r.resolve("handle").best is not None and r.resolve("handle").best.name == "main.handle"  # type: ignore[union-attr]

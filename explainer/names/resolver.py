@@ -36,6 +36,9 @@ PARENT_PENALTY = 15.0  # a closure found through its parent's name ranks below t
 MAX_READ = 400  # characters of a label or a written name read: a hostile 1 MB name costs no more than this
 MAX_TAIL = 8  # trailing parts indexed: nobody types more of a package path than this
 SURE = 0.6  # a confidence at least this needs no "I read this as"
+MAX_KEYS_ALONE = 32  # keys looked up label by label before the whole index is built (one question asks a few)
+_PIECES = re.compile(r"[.:/]")
+_REWRITES = ("(", ")", "<", " - ")  # a label holding one of these may be read into parts that are not its pieces
 
 _PERF_MARK = lazy(r"_\[[a-z]+\]$")  # perf's _[k] kernel, _[j] JIT, _[i] inlined markers
 _RUST_HASH = lazy(r"::h[0-9a-f]{16}$")
@@ -194,43 +197,97 @@ class Resolver:
     def _index(self) -> dict[str, dict[int, tuple[float, str]]]:
         """key -> {function id: (score, how)}; the best score per function and key."""
         index: dict[str, dict[int, tuple[float, str]]] = {}
-
-        def put(key: str, fid: int, score: float, how: str) -> None:
-            slot = index.setdefault(key, {})
-            if score > slot.get(fid, (0.0, ""))[0]:
-                slot[fid] = (score, how)
-
         for fid, name in enumerate(self.names):
-            if not self._present(fid):
-                continue
-            put(name.strip().casefold(), fid, WHOLE, "whole")
-            parts = components(name)
-            if not parts:
-                continue
-            put(_key(parts), fid, WHOLE - 1, "whole")
-            located = _LOCATED.search(name[:MAX_READ])
-            if located:
-                put(f"{located.group(1)}:{located.group(2)}".casefold(), fid, LINE, "line")
-                if len(parts) >= 2:  # py-spy and Ruby: the file's module names the functions in it
-                    put(parts[-2].casefold(), fid, CLASS - 5, "module")
-            node = _NODE_LINE.match(name[:MAX_READ]) if name[-1:].isdigit() else None
-            if node:  # Node's "./build/index.js:(anonymous):20" is at build/index.js line 20, and at index.js:20
-                path, line = node.group(1).casefold(), node.group(2)
-                put(f"{path}:{line}", fid, LINE, "line")
-                put(f"{path.rsplit('/', 1)[-1]}:{line}", fid, LINE - 2, "line")
-            n = len(parts)
-            for k in range(1, min(n, MAX_TAIL + 1)):
-                put(_key(parts[-k:]), fid, 60.0 + 10.0 * k, "member" if k == 1 else "tail")
-            if n >= 2 and len(parts[-2]) >= 3 and parts[-2][:1].isupper():  # a class or receiver, not a namespace
-                put(parts[-2].casefold(), fid, CLASS, "class")
-            # a closure is also found by its parent's names, below the parent itself
-            end = n
-            while end > 1 and _CLOSURE.match(parts[end - 1]):
-                end -= 1
-            if end < n:
-                for k in range(1, min(end, MAX_TAIL) + 1):
-                    put(_key(parts[end - k : end]), fid, 60.0 + 10.0 * k - PARENT_PENALTY, "parent")
+            if self._present(fid):
+                for key, hit in self._keys(fid, name).items():
+                    index.setdefault(key, {})[fid] = hit
         return index
+
+    def _keys(self, fid: int, name: str) -> dict[str, tuple[float, str]]:
+        """The keys one label is found by: key -> (score, how), the best score per key (the first of equals)."""
+        keys: dict[str, tuple[float, str]] = {}
+
+        def put(key: str, score: float, how: str) -> None:
+            if score > keys.get(key, (0.0, ""))[0]:
+                keys[key] = (score, how)
+
+        put(name.strip().casefold(), WHOLE, "whole")
+        parts = components(name)
+        if not parts:
+            return keys
+        put(_key(parts), WHOLE - 1, "whole")
+        located = _LOCATED.search(name[:MAX_READ])
+        if located:
+            put(f"{located.group(1)}:{located.group(2)}".casefold(), LINE, "line")
+            if len(parts) >= 2:  # py-spy and Ruby: the file's module names the functions in it
+                put(parts[-2].casefold(), CLASS - 5, "module")
+        node = _NODE_LINE.match(name[:MAX_READ]) if name[-1:].isdigit() else None
+        if node:  # Node's "./build/index.js:(anonymous):20" is at build/index.js line 20, and at index.js:20
+            path, line = node.group(1).casefold(), node.group(2)
+            put(f"{path}:{line}", LINE, "line")
+            put(f"{path.rsplit('/', 1)[-1]}:{line}", LINE - 2, "line")
+        n = len(parts)
+        for k in range(1, min(n, MAX_TAIL + 1)):
+            put(_key(parts[-k:]), 60.0 + 10.0 * k, "member" if k == 1 else "tail")
+        if n >= 2 and len(parts[-2]) >= 3 and parts[-2][:1].isupper():  # a class or receiver, not a namespace
+            put(parts[-2].casefold(), CLASS, "class")
+        # a closure is also found by its parent's names, below the parent itself
+        end = n
+        while end > 1 and _CLOSURE.match(parts[end - 1]):
+            end -= 1
+        if end < n:
+            for k in range(1, min(end, MAX_TAIL) + 1):
+                put(_key(parts[end - k : end]), 60.0 + 10.0 * k - PARENT_PENALTY, "parent")
+        return keys
+
+    def _hits(self, key: str) -> dict[int, tuple[float, str]]:
+        """``_index[key]`` without building the whole index while a few keys are asked (one question's).
+
+        Every piece of a key between its ``.``, ``:`` and ``/`` is a piece of the label it came from (the
+        components are cut out of the label, only its ends trimmed), so a label lacking one is never found
+        by that key and its keys need not be worked out. Labels whose reading rewrites their middle
+        (templates, parameter and receiver lists, py-spy's ``file:line - func``) are read whatever the key.
+        """
+        if "_index" in self.__dict__:
+            return self._index.get(key, {})
+        pieces = [piece for piece in _PIECES.split(key) if piece]
+        if not pieces or len(self._asked) >= MAX_KEYS_ALONE:
+            return self._index.get(key, {})
+        if key not in self._asked:
+            longest = max(pieces, key=len)
+            folded = self._folded
+            found: dict[int, tuple[float, str]] = {}
+            rewritten = self._rewritten
+            for fid in sorted({*(i for i, f in enumerate(folded) if longest in f), *rewritten}):
+                if self._present(fid) and (fid in rewritten or all(piece in folded[fid] for piece in pieces)):
+                    hit = self._keys_of(fid).get(key)
+                    if hit is not None:
+                        found[fid] = hit
+            self._asked[key] = found
+        return self._asked[key]
+
+    @cached_property
+    def _folded(self) -> list[str]:
+        return [name.casefold() for name in self.names]
+
+    @cached_property
+    def _rewritten(self) -> frozenset[int]:
+        """Labels whose components are not all pieces of the label itself (see :meth:`_hits`)."""
+        return frozenset(i for i, name in enumerate(self.names) if any(c in name for c in _REWRITES))
+
+    @cached_property
+    def _asked(self) -> dict[str, dict[int, tuple[float, str]]]:
+        return {}
+
+    def _keys_of(self, fid: int) -> dict[str, tuple[float, str]]:
+        made = self._some_keys.get(fid)
+        if made is None:
+            made = self._some_keys[fid] = self._keys(fid, self.names[fid])
+        return made
+
+    @cached_property
+    def _some_keys(self) -> dict[int, dict[str, tuple[float, str]]]:
+        return {}
 
     def resolve(self, text: str, limit: int = 5) -> Resolution:
         """The functions ``text`` names, best first: the full label, file and line, or a trailing run of
@@ -250,7 +307,7 @@ class Resolver:
         if parts:
             keys.append(_key(parts))
         for key in keys:
-            for fid, hit in self._index.get(key, {}).items():
+            for fid, hit in self._hits(key).items():
                 if hit[0] > found.get(fid, (0.0, ""))[0]:
                     found[fid] = hit
         if not found and written.endswith(("...", "…")):  # a long label shown cut short
