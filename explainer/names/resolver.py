@@ -255,7 +255,7 @@ class Resolver:
             return self._index.get(key, {})
         if key not in self._asked:
             longest = max(pieces, key=len)
-            folded = self._folded
+            folded = self.folded
             found: dict[int, tuple[float, str]] = {}
             rewritten = self._rewritten
             for fid in sorted({*(i for i, f in enumerate(folded) if longest in f), *rewritten}):
@@ -267,7 +267,8 @@ class Resolver:
         return self._asked[key]
 
     @cached_property
-    def _folded(self) -> list[str]:
+    def folded(self) -> list[str]:
+        """The labels case-folded, by function id."""
         return [name.casefold() for name in self.names]
 
     @cached_property

@@ -94,12 +94,14 @@ class Names:
         key = text.strip("`'\" ").casefold()
         if len(key) < 3 or not key.replace("_", "").isalnum():
             return []
+        names = self.index.names
         return [
             i
-            for i, name in enumerate(self.index.names)
-            if self.present[i]
-            and name.casefold().rsplit(".", 1)[0].rsplit(".", 1)[-1] == key
-            and not _CLOSURE_TAIL.search(name)  # Put.func1 is a closure of the method Put, not a member of a class
+            for i, folded in enumerate(self.names_resolver.folded)
+            if key in folded  # the cheap test first: the class is a piece of the label
+            and self.present[i]
+            and folded.rsplit(".", 1)[0].rsplit(".", 1)[-1] == key
+            and not _CLOSURE_TAIL.search(names[i])  # Put.func1 is a closure of the method Put, not a member of a class
         ]
 
 
