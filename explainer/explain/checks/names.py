@@ -36,7 +36,7 @@ def normalize(name: str) -> str:
 
 def tails(norm: str, depth: int = 3) -> list[str]:
     """``a.b.c.d`` -> ``[d, c.d, b.c.d]``; separators inside ``<...>`` are left alone."""
-    if norm.startswith("<") or norm.startswith("0x"):
+    if "." not in norm or norm.startswith(("<", "0x")):  # one part (most native names): no tail
         return []
     parts = norm.split(".")
     return [".".join(parts[-k:]) for k in range(1, min(depth, len(parts) - 1) + 1) if parts[-k]]
@@ -50,15 +50,17 @@ class NameIndex:
         self.exact: dict[str, list[int]] = {}
         self.tail: dict[str, list[int]] = {}
         for fid, name in enumerate(names):
-            norm = normalize(name)
-            keys = {norm}
+            self._put(normalize(name), fid)
             if not (name.isascii() and name.isprintable()):
-                keys.add(normalize(clean(name, 10_000)))  # the cleaned form answers show for hostile names
-            for key in keys:
-                self.exact.setdefault(key, []).append(fid)
-                for t in tails(key):
-                    self.tail.setdefault(t, []).append(fid)
+                cleaned = normalize(clean(name, 10_000))  # the cleaned form answers show for hostile names
+                if cleaned != normalize(name):
+                    self._put(cleaned, fid)
         self._heads: set[str] | None = None
+
+    def _put(self, key: str, fid: int) -> None:
+        self.exact.setdefault(key, []).append(fid)
+        for t in tails(key):
+            self.tail.setdefault(t, []).append(fid)
 
     def resolve(self, text: str) -> list[int]:
         """Ids of the functions ``text`` names: exact, then by last components, then address prefix."""
