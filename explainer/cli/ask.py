@@ -12,6 +12,7 @@ grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``,
 from __future__ import annotations
 
 import argparse
+import gc
 from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.cluster_source import cluster_desk
@@ -28,7 +29,7 @@ CONVENTION = (
 )
 
 if TYPE_CHECKING:
-    from explainer.explain import Answer, LlmSettings, Verification
+    from explainer.explain import Answer, Conversation, LlmSettings, Verification
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -91,14 +92,33 @@ def model_choice(args: argparse.Namespace) -> tuple[LlmSettings, str]:
     return settings, mode
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.explain import Conversation
+def conversation_class() -> type[Conversation]:
+    """The offline explainer (question reader, answers, checks), imported as ``main.run`` imports a verb.
 
+    Its modules leave tens of thousands of objects that live until the process ends: the cyclic collector
+    would walk them over and over while they load (about 10 ms of ``ask``). In the program's own process
+    (whose start-up ``main.run`` froze) they are imported with the collector off and frozen after; an
+    in-process caller keeps its collector as it is.
+    """
+    program = gc.isenabled() and gc.get_freeze_count() > 0
+    if program:
+        gc.disable()
+    try:
+        from explainer.explain import Conversation
+    finally:
+        if program:
+            gc.freeze()
+            gc.enable()
+    return Conversation
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    conversation = conversation_class()
     settings, mode = model_choice(args)
     budget = budget_from(args)
     profile = load_profile(args)
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
-    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
+    conv = conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
         conv.cluster = desk
         answer = conv.ask(args.question)
