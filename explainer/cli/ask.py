@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.cluster_source import cluster_desk
@@ -97,10 +99,10 @@ def conversation_class() -> type[Conversation]:
 
     Its modules leave tens of thousands of objects that live until the process ends: the cyclic collector
     would walk them over and over while they load (about 10 ms of ``ask``). In the program's own process
-    (whose start-up ``main.run`` froze) they are imported with the collector off and frozen after; an
-    in-process caller keeps its collector as it is.
+    (``main.run``, which froze the verb's start-up) they are imported with the collector off and frozen
+    after; an in-process caller of ``main`` keeps its collector as it is.
     """
-    program = gc.isenabled() and gc.get_freeze_count() > 0
+    program = gc.isenabled() and _called_by_the_program()
     if program:
         gc.disable()
     try:
@@ -110,6 +112,19 @@ def conversation_class() -> type[Conversation]:
             gc.freeze()
             gc.enable()
     return Conversation
+
+
+def _called_by_the_program() -> bool:
+    """Whether ``main.run`` (the console script, ``python -m explainer``) is on the stack: a few frames up,
+    where ``gc.get_freeze_count()`` would walk every frozen object (1-3 ms)."""
+    from explainer.cli.main import run as program
+
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is program.__code__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
