@@ -50,7 +50,12 @@ def main() -> None:
     loads = [os.getloadavg()[0]]
     for _ in range(args.runs):
         done = subprocess.run(
-            [sys.executable, "-c", PROBE, args.file, QUESTION], capture_output=True, text=True, check=True, env=env
+            [sys.executable, "-c", PROBE, args.file, QUESTION],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=args.tree,  # "-c" puts the working directory first on the path
         )
         times = json.loads(done.stdout.strip().splitlines()[-1])
         extra.append((times["ask"] - times["analyze"]) * 1000)
