@@ -15,8 +15,10 @@ its parent's names too, but weaker, so ``handle`` is ``main.handle`` and not its
 is kept so an answer can say which one it chose.
 
 Loose descriptions ("the decode step of the index entries") are scored on whole words and word parts
-of the names (:meth:`Resolver.describe`). Costs: the index is built on the first look-up, one pass
-over the names; a look-up is a few dictionary reads.
+of the names (:meth:`Resolver.describe`). Costs: a question's few look-ups each read only the labels
+holding every piece of the key (a substring test over the case-folded labels); past
+``MAX_KEYS_ALONE`` keys the whole index is built, one pass over the names, and a look-up is then a few
+dictionary reads.
 """
 
 from __future__ import annotations

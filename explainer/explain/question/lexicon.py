@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 SOURCE = "lexicon.toml"  # the one source of truth
 INDEX = "lexicon.index.json"  # what lexicon_build makes of it, prebuilt
@@ -40,7 +40,8 @@ def words(text: str) -> list[str]:
     return _NOT_WORD.sub(" ", _APOSTROPHES.sub("", ascii_only)).split()
 
 
-class Phrase(NamedTuple):  # a tuple: the index makes thousands of them at load, a frozen dataclass is 3x slower
+@dataclass(frozen=True, slots=True)
+class Phrase:
     words: tuple[str, ...]  # a word ending in "*" is a prefix
     concept: str
 
