@@ -20,7 +20,8 @@ PACKAGE = ROOT / "explainer"
 # The rows of docs/architecture.md's layer table, top first: a module may import its own layer and
 # any layer above it, never one below.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("explainer", "explainer.errors", "explainer.units", "explainer.lazy"),  # `explainer`: the version
+    # `explainer`: the version
+    ("explainer", "explainer.errors", "explainer.units", "explainer.lazy", "explainer.lazyre"),
     ("explainer.model",),
     ("explainer.symbols", "explainer.markdown"),
     ("explainer.names",),

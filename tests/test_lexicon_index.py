@@ -15,8 +15,8 @@ import pytest
 
 from conftest import REPO
 from explainer.explain.question import lexicon as lex_module
-from explainer.explain.question.lexicon import INDEX, SOURCE, lexicon
-from explainer.explain.question.lexicon_build import build, index
+from explainer.explain.question.lexicon import INDEX, SOURCE, PhraseIndex, build, lexicon
+from explainer.explain.question.lexicon_build import index
 
 HERE = REPO / "explainer" / "explain" / "question"
 
@@ -31,6 +31,7 @@ def test_the_lexicon_from_the_index_equals_the_one_built_from_the_toml() -> None
     loaded = lex_module.from_index(json.loads((HERE / INDEX).read_bytes()))
     assert loaded == built
     assert lexicon() == built  # what the program uses
+    assert isinstance(lexicon().by_first, PhraseIndex)  # and it came from the index, not from the TOML
     assert len(built.by_first) > 500 and built.prefixed and built.separable and built.keep  # every part is there
 
 

@@ -198,9 +198,52 @@ def lexicon() -> Lexicon:
     index = json.loads(_data(INDEX))
     if index.get("format") == FORMAT and index.get("source") == fingerprint(source):
         return from_index(index)
-    from explainer.explain.question.lexicon_build import build
-
     return build(source)
+
+
+def build(source: bytes) -> Lexicon:
+    """The lexicon from the TOML's bytes: what the index holds, and what an out-of-step index gives way to."""
+    import tomllib  # only for an index that is out of step, and for the tool that rebuilds it
+
+    raw = tomllib.loads(source.decode("utf-8"))
+    by_first: dict[str, list[Phrase]] = {}
+    prefixed: list[Phrase] = []
+    vocabulary: set[str] = set()
+    for concept, phrases in raw["concepts"].items():
+        for text in phrases:
+            ws = _phrase_words(text)
+            phrase = Phrase(ws, concept)
+            vocabulary.update(w.rstrip("*") for w in ws)
+            (prefixed if ws[0].endswith("*") else by_first.setdefault(ws[0], [])).append(phrase)
+    # longest first; the words break ties only so that every build is the same (a set's order is not)
+    polite = sorted({tuple(words(p)) for p in raw["politeness"]["phrases"]}, key=lambda p: (-len(p), p))
+    markers = {lang: frozenset(ws) for lang, ws in raw["language"].items()}
+    for marks in markers.values():
+        vocabulary.update(marks)
+    stems = tuple(sorted({w[:-1] for p in prefixed for w in p.words if w.endswith("*")}))
+    longest_first = {k: tuple(sorted(v, key=lambda p: -len(p.words))) for k, v in by_first.items()}
+    return Lexicon(
+        longest_first,
+        tuple(prefixed),
+        tuple(p for p in polite if p),
+        markers,
+        frozenset(vocabulary),
+        stems,
+        frozenset(n.casefold() for n in raw["products"]["names"]),
+        frozenset(tuple(words(p)) for p in raw["politeness"].get("leading", [])),
+        {k: str(v) for k, v in raw.get("translations", {}).items()},
+        {(verb, particle): str(v) for k, v in raw.get("separable", {}).items() for verb, particle in [k.split()]},
+        _keep_phrases(longest_first),
+    )
+
+
+def _phrase_words(text: str) -> tuple[str, ...]:
+    """A lexicon phrase as words; a trailing ``*`` on a word survives normalisation."""
+    out: list[str] = []
+    for part in text.split():
+        stem = "".join(words(part.rstrip("*")))
+        out.append(stem + "*" if part.endswith("*") else stem)
+    return tuple(w for w in out if w and w != "*")
 
 
 def _data(name: str) -> bytes:
@@ -230,7 +273,7 @@ def from_index(index: dict[str, Any]) -> Lexicon:
         frozenset(tuple(p) for p in index["leading"]),
         index["translations"],
         {(verb, particle): joined for verb, particle, joined in index["separable"]},
-        keep_phrases(by_first),
+        _keep_phrases(by_first),
     )
 
 
@@ -266,7 +309,7 @@ class PhraseIndex(Mapping[str, tuple[Phrase, ...]]):
         return len(self._rows)
 
 
-def keep_phrases(by_first: Mapping[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
+def _keep_phrases(by_first: Mapping[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
     return {w: by_first[w] for w in _KEEP_FILLERS if w in by_first}
 
 
