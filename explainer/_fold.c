@@ -51,22 +51,32 @@ static int skip_field(cursor *c, uint64_t wire) {
     }
 }
 
+/* Room for `room` more values; -2 when out of memory. Raw allocation: the fold calls this with
+ * the GIL released (PyMem_Realloc needs it, PyMem_RawRealloc does not). */
 static int reserve(ids *v, Py_ssize_t room) {
     if (v->len + room <= v->cap) return 0;
     Py_ssize_t cap = v->cap ? v->cap : 256;
     while (cap < v->len + room) cap *= 2;
-    uint64_t *d = PyMem_Realloc(v->data, (size_t)cap * sizeof(uint64_t));
-    if (!d) { PyErr_NoMemory(); return -1; }
+    uint64_t *d = PyMem_RawRealloc(v->data, (size_t)cap * sizeof(uint64_t));
+    if (!d) return -2;
     v->data = d; v->cap = cap;
     return 0;
 }
 
-/* Appends field values (packed or not) to vec. Location ids are mostly one or two bytes: those
+/* Appends field values (packed or not) to vec: 0, or -1 when malformed, -2 when out of memory
+ * (no Python API: the fold runs without the GIL). Location ids are mostly one or two bytes: those
  * are decoded inline; a packed field of n bytes holds at most n values, so room is made once. */
 static int read_repeated(cursor *c, uint64_t wire, ids *vec) {
     uint64_t x, n;
-    if (wire == 0) return read_varint(c, &x) || reserve(vec, 1) ? -1 : (vec->data[vec->len++] = x, 0);
-    if (wire != 2 || read_varint(c, &n) || (uint64_t)(c->end - c->p) < n || reserve(vec, (Py_ssize_t)n)) return -1;
+    int room;
+    if (wire == 0) {
+        if (read_varint(c, &x)) return -1;
+        if ((room = reserve(vec, 1))) return room;
+        vec->data[vec->len++] = x;
+        return 0;
+    }
+    if (wire != 2 || read_varint(c, &n) || (uint64_t)(c->end - c->p) < n) return -1;
+    if ((room = reserve(vec, (Py_ssize_t)n))) return room;
     const uint8_t *p = c->p, *end = p + n;
     uint64_t *out = vec->data + vec->len;
     while (p < end) {
@@ -125,6 +135,16 @@ typedef struct {
 } fold_tables;
 
 enum { MISSING = -1, INLINED = -2 };
+
+/* How the fold failed, recorded while the GIL is released and turned into Python objects after it
+ * is taken back: an error tuple (kind, sample index, message), out of memory, or an exception that
+ * is already set (a failed resize, made with the GIL held). */
+enum { FOLD_OK, FOLD_TUPLE, FOLD_NO_MEMORY, FOLD_RAISED };
+typedef struct { int state; const char *kind, *msg; Py_ssize_t i; } fold_fail;
+
+/* The frames being written: a bytes object filled in place without the GIL (no one else holds a
+ * reference to it), and grown, rarely, with the GIL taken back for the resize. */
+typedef struct { PyObject *obj; Py_ssize_t n, cap; PyThreadState *ts; } frames_buf;
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 
 
