@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from explainer.analysis.summary import Options, summarize
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.outputs import add_output_arguments, write_outputs
 from explainer.cli.sources import add_source_arguments, load_profile
 from explainer.cli.terminal import json_text
-from explainer.report.analyze import to_json, to_markdown, to_text
+
+if TYPE_CHECKING:
+    from explainer.analysis.summary import Options
+
+# The analysis and the report are imported by run() after the profile is read: during the read the
+# program's warm-up imports them on the second core (explainer.cli.warmup.WARMS).
 
 
 def add_analysis_options(parser: argparse.ArgumentParser) -> None:
@@ -21,6 +25,8 @@ def add_analysis_options(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace) -> Options:
+    from explainer.analysis.summary import Options
+
     return Options(top=args.top, focus=args.focus, ignore=args.ignore, hide_trampolines=args.hide_trampolines)
 
 
@@ -45,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace, out: TextIO) -> int:
     budget = budget_from(args)  # before the profile: a bad size or log file fails fast
     profile = load_profile(args)
+    from explainer.analysis.summary import summarize
+    from explainer.report.analyze import to_json, to_markdown, to_text
+
     write_outputs(profile, args.output, args)
     summary = summarize(profile, options_from(args))
     if args.format == "json":
