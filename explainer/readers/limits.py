@@ -114,6 +114,7 @@ def head(data: Data, size: int = 1 << 16) -> bytes:
     inflating the rest: enough to sniff the format before the whole read. A damaged stream gives what
     came before the damage (the full inflate reports it)."""
     src: Data = data
+    room = 4 * size  # a layer with gzip inside must give its inner layer enough to start from
     for _ in range(MAX_GZIP_LAYERS):
         if not is_gzip(src):
             break
@@ -121,8 +122,8 @@ def head(data: Data, size: int = 1 << 16) -> bytes:
         out = bytearray()
         try:
             for piece in _slices(src):  # input in small slices: the unconsumed tail is never the whole file
-                out += inflater.decompress(piece, size - len(out))
-                if len(out) >= size or inflater.eof:
+                out += inflater.decompress(piece, room - len(out))
+                if len(out) >= room or inflater.eof:
                     break
         except _INFLATE_ERRORS:
             pass
