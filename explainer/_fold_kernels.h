@@ -133,38 +133,39 @@ done:
 /* pprof's flat and cum per function in one pass; a "last stack seen" stamp counts a function once per stack. */
 static int K(self_and_total)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const int64_t *v,
                              Py_ssize_t n_funcs, int64_t *s, tally *acc) {
-    if (check_offsets(o, n, n_frames)) return -1;
+    int bad = check_offsets(o, n, n_frames);
+    if (bad) return bad;
     for (Py_ssize_t i = 0; i < n; i++) {
         /* locals: the stores to acc could alias o and v and force reloads per frame */
         const int64_t vi = v[i], lo = o[i], hi = o[i + 1];
+        uint32_t fn = 0;
         for (int64_t p = lo; p < hi; p++) {
-            uint32_t fn = (uint32_t)f[p];
-            if (fn >= (uint32_t)n_funcs) goto bad_id;
+            fn = (uint32_t)f[p];
+            if (fn >= (uint32_t)n_funcs) return BAD_FRAME;
             /* without a branch: a third of a Python profile's frames repeat in their stack
              * (trampolines, the eval loop), which a branch predictor cannot foresee */
             int64_t fresh = -(int64_t)(acc[fn].stamp != i);
             acc[fn].stamp = i;
             acc[fn].total += vi & fresh;
         }
-        s[f[hi - 1]] += vi;
+        s[fn] += vi;  /* the leaf: the last frame read (every stack has one, check_offsets says) */
     }
     return 0;
-bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
 }
 
 /* The memory category and site of every stack, from the leaf to the first deciding frame. */
 static int K(attribute)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const uint8_t *code,
                         Py_ssize_t n_codes, const int64_t *cat, const int64_t *fallback, int64_t *out_cat,
                         int64_t *out_site) {
-    if (check_offsets(o, n, n_frames)) return -1;
+    int bad = check_offsets(o, n, n_frames);
+    if (bad) return bad;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t lo = o[i], hi = o[i + 1], strong = -1, weak = -1, app = -1, carrier = -1;
         uint8_t seen = 0;  /* the kinds met so far: a position is kept only the first time */
         for (int64_t p = hi - 1; p >= lo; p--) {  /* leaf to root: the nearest frame of each kind */
-            if ((uint32_t)f[p] >= (uint32_t)n_codes) goto bad_id;
-            uint8_t fresh = code[f[p]] & ~seen;
+            uint32_t x = (uint32_t)f[p];
+            if (x >= (uint32_t)n_codes) goto bad_id;
+            uint8_t fresh = code[x] & ~seen;
             if (!fresh) continue;  /* the common case, and a well-predicted branch */
             seen |= fresh;
             if (fresh & APP) app = p;
@@ -173,27 +174,33 @@ static int K(attribute)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t 
             if (fresh & STRONG) { strong = p; break; }  /* decides; nothing nearer the root matters */
         }
         int64_t decider = strong >= 0 ? strong : weak, k;
+        /* positions found above are read again here: each read is checked again (see raise_bad) */
         if (decider >= 0) {
-            k = cat[f[decider]];
+            uint32_t x = (uint32_t)f[decider];
+            if (x >= (uint32_t)n_codes) goto bad_id;
+            k = cat[x];
         } else {
             /* raw addresses between the requester (or the root) and the first carrier after it */
             int gap = 0;
             for (int64_t p = (app >= 0 ? app : lo - 1) + 1; p < hi; p++) {
-                uint8_t c = code[f[p]];
+                uint32_t x = (uint32_t)f[p];
+                if (x >= (uint32_t)n_codes) goto bad_id;
+                uint8_t c = code[x];
                 if (c & CARRIER) break;
                 if (c & UNRESOLVED) { gap = 1; break; }
             }
+            uint32_t xc = carrier >= 0 ? (uint32_t)f[carrier] : 0;
+            if (xc >= (uint32_t)n_codes) goto bad_id;
             k = gap ? fallback[FALLBACK_UNRESOLVED]
-                : app < 0 && carrier >= 0 ? cat[f[carrier]]
+                : app < 0 && carrier >= 0 ? cat[xc]
                 : app < 0 && (seen & INTERP) ? fallback[FALLBACK_INTERP] : fallback[FALLBACK_OTHER];
         }
         out_cat[i] = k;
-        out_site[i] = f[app >= 0 ? app : hi - 1];
+        out_site[i] = f[app >= 0 ? app : hi - 1];  /* stored, never used as an index here */
     }
     return 0;
 bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
+    return BAD_FRAME;
 }
 
 /* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
@@ -298,8 +305,9 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
         for (int64_t p = hi - 1; p >= lo; p--) {
-            if (sizeof(FT) > 2 && (uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
-            int t = slot[f[p]];
+            uint32_t x = (uint32_t)f[p];
+            if (sizeof(FT) > 2 && x >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
+            int t = slot[x];
             if (t < 0) {
                 if (t == BAD_SLOT) goto bad_id;
                 continue;
@@ -313,8 +321,7 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
     }
     return 0;
 bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
+    return BAD_FRAME;
 }
 
 /* One byte per stack: does it hold a wanted function (root first: callers, the usual query, come early). */
@@ -323,15 +330,13 @@ static int K(stacks_with)(const int64_t *o, Py_ssize_t n, const FT *f, const uin
     for (Py_ssize_t i = 0; i < n; i++) {
         uint8_t hit = 0;
         for (int64_t p = o[i], hi = o[i + 1]; p < hi; p++) {
-            if ((uint32_t)f[p] >= (uint32_t)n_wanted) goto bad_id;
-            if (wanted[f[p]]) { hit = 1; break; }
+            uint32_t x = (uint32_t)f[p];
+            if (x >= (uint32_t)n_wanted) return BAD_FRAME;
+            if (wanted[x]) { hit = 1; break; }
         }
         out[i] = hit;  /* one store per stack: a store into out could alias o */
     }
     return 0;
-bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
 }
 
 /* The next GROW_BLOCK frames of every active walk item, depth-major (one row per depth): each

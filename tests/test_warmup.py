@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -209,15 +210,13 @@ def _repeated_samples(n: int, depth: int = 24) -> bytes:
     return (b"\x12" + bytes([len(body)]) + body) * n
 
 
-def test_the_fold_lets_another_thread_run() -> None:
-    fold = pytest.importorskip("explainer._fold")
-    depth, n = 24, 400_000
-    data = _repeated_samples(n, depth)
-    lookup = np.arange(-1, depth, dtype=np.int32)  # id i -> location i - 1; id 0 does not exist
-    loc_start = np.arange(depth + 1, dtype=np.int64)
-    flat = np.arange(depth, dtype=np.int32)
+def progress_while(call: Callable[[], object], tries: int = 20) -> tuple[int, int]:
+    """Ticks of a second Python thread while ``call`` runs, and while a C call that keeps the GIL runs
+    (the control): the thread can move only when the main thread releases the GIL. Retried a few times,
+    as a busy machine may not schedule the thread within one short call; never timed."""
     ticks = [0]
     stop = threading.Event()
+    control_data = bytes(1 << 24)
 
     def count() -> None:
         while not stop.is_set():
@@ -227,25 +226,91 @@ def test_the_fold_lets_another_thread_run() -> None:
     old = sys.getswitchinterval()
     sys.setswitchinterval(100.0)  # the main thread is never made to yield: only a released GIL lets it in
     counter = threading.Thread(target=count, daemon=True)
+    held = released = 0
     try:
         counter.start()
         while ticks[0] == 0:
             time.sleep(0.001)
-        before = ticks[0]
-        control = data.count(b"\x13\x14\x15\x16")  # C that keeps the GIL: the counter must not move
-        held = ticks[0] - before
-        before = ticks[0]
-        out = fold.fold_samples(data, n, 0, 1, lookup, loc_start, flat, 2, 1 << 40, depth)
-        released = ticks[0] - before
+        for _ in range(tries):
+            before = ticks[0]
+            control_data.count(b"\x01\x02")  # C that keeps the GIL: the counter must not move
+            held += ticks[0] - before
+            before = ticks[0]
+            call()
+            released += ticks[0] - before
+            if released:
+                break
     finally:
         stop.set()
         sys.setswitchinterval(old)
         counter.join()
-    assert control == n and held == 0
-    assert released > 0
+    return held, released
+
+
+def test_the_fold_lets_another_thread_run() -> None:
+    fold = pytest.importorskip("explainer._fold")
+    depth, n = 24, 400_000
+    data = _repeated_samples(n, depth)
+    lookup = np.arange(-1, depth, dtype=np.int32)  # id i -> location i - 1; id 0 does not exist
+    loc_start = np.arange(depth + 1, dtype=np.int64)
+    flat = np.arange(depth, dtype=np.int32)
+    outs: list[tuple[bytes, ...]] = []
+
+    def call() -> None:
+        outs.append(fold.fold_samples(data, n, 0, 1, lookup, loc_start, flat, 2, 1 << 40, depth))
+
+    held, released = progress_while(call)
+    assert held == 0 and released > 0
+    out = outs[-1]
     offsets, frames = np.frombuffer(out[0], dtype=np.int64), np.frombuffer(out[1], dtype=np.uint16)
     assert offsets[-1] == n * depth and list(frames[:depth]) == list(range(depth - 1, -1, -1))
     assert np.frombuffer(out[3], dtype=np.int64)[0] == 5 * n  # the leaf (location 1, name 0) holds every value
+
+
+@pytest.mark.parametrize("kernel", ["self_and_total", "attribute", "stacks_with", "heaviest_paths"])
+def test_the_other_long_kernels_let_another_thread_run(kernel: str) -> None:
+    fold = pytest.importorskip("explainer._fold")
+    depth, n = 24, 400_000
+    offsets = np.arange(n + 1, dtype=np.int64) * depth
+    frames = np.tile(np.arange(depth, dtype=np.uint16), n)
+    values = np.ones(n, dtype=np.int64)
+    none = np.zeros(depth, dtype=np.uint8)  # no frame decides, none is wanted: every frame is read
+    calls: dict[str, Callable[[], object]] = {
+        "self_and_total": lambda: fold.self_and_total(offsets, frames, values, depth, 2),
+        "attribute": lambda: fold.attribute(offsets, frames, none, np.zeros(depth, dtype=np.int64), 0, 0, 0, 2),
+        "stacks_with": lambda: fold.stacks_with(offsets, frames, none, 2),
+        "heaviest_paths": lambda: fold.heaviest_paths(offsets, frames, values, np.array([0], np.int32), depth, 2),
+    }
+    held, released = progress_while(calls[kernel])
+    assert held == 0 and released > 0
+    # and the answers are still right
+    if kernel == "self_and_total":
+        self_values, total = (
+            np.frombuffer(b, dtype=np.int64) for b in fold.self_and_total(offsets, frames, values, depth, 2)
+        )
+        assert self_values[depth - 1] == n and list(total) == [n] * depth
+    if kernel == "stacks_with":
+        assert calls[kernel]() == bytes(n)
+
+
+def test_the_kernels_still_refuse_bad_frames_and_offsets() -> None:
+    fold = pytest.importorskip("explainer._fold")
+    offsets = np.array([0, 2, 4], dtype=np.int64)
+    frames = np.array([0, 1, 0, 9], dtype=np.uint16)  # 9: past the 2 names
+    values = np.ones(2, dtype=np.int64)
+    for call in (
+        lambda: fold.self_and_total(offsets, frames, values, 2, 2),
+        lambda: fold.attribute(offsets, frames, np.zeros(2, np.uint8), np.zeros(2, np.int64), 0, 0, 0, 2),
+        lambda: fold.stacks_with(offsets, frames, np.zeros(2, np.uint8), 2),
+        lambda: fold.heaviest_paths(offsets, frames, values, np.array([1], np.int32), 2, 2),
+    ):
+        with pytest.raises(ValueError, match="bad frame id"):
+            call()
+    bad_offsets = np.array([0, 3, 2], dtype=np.int64)
+    with pytest.raises(ValueError, match="bad offsets"):
+        fold.self_and_total(bad_offsets, frames[:2], values, 2, 2)
+    with pytest.raises(ValueError, match="bad offsets"):
+        fold.stacks_with(bad_offsets, frames[:2], np.zeros(2, np.uint8), 2)
 
 
 def test_fold_errors_still_name_the_sample_after_the_gil_is_taken_back() -> None:
