@@ -67,6 +67,7 @@ SERVER_READ = (
     "explainer.pyroscope.source",
     "explainer.readers.flamegraph",
     "explainer.readers.pprof",
+    "explainer.symbols",  # the progress line's notes are cleaned as they come
 )
 
 ENV = "EXPLAINER_WARMUP"
