@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +90,14 @@ def program(
     report: dict[str, object] = json.loads(lines[-1])
     report["stderr"] = "\n".join(lines[:-1]).strip()
     return report
+
+
+@pytest.fixture(autouse=True)
+def _disarmed() -> Iterator[None]:
+    """Arming is process state (the program arms once): no test leaves it armed for the next."""
+    warmup.disarm()
+    yield
+    warmup.disarm()
 
 
 def test_every_verb_warms_only_what_exists() -> None:
@@ -191,6 +199,23 @@ def test_reading_opens_only_an_armed_window_and_only_once(monkeypatch: pytest.Mo
     assert closed == [1] and armed.failed == []
     with warmup.reading() as overlap:  # a second read (a baseline) reads plainly
         assert overlap is None
+
+
+def test_beside_runs_only_in_the_program_joins_and_swallows(monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[str] = []
+    with warmup.beside(lambda: ran.append("outside")):  # an in-process caller: not run at all
+        pass
+    assert ran == []
+    monkeypatch.setattr(warmup, "_program", True)
+    with warmup.beside(lambda: ran.append(threading.current_thread().name)):
+        pass
+    assert ran == ["explainer-beside"]  # joined when the block ends
+
+    def fails() -> None:
+        raise RuntimeError("swallowed")
+
+    with warmup.beside(fails):
+        pass
 
 
 def test_the_head_is_what_the_inflate_starts_with() -> None:

@@ -26,7 +26,7 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 # command -> what its work imports or builds once the profile is read: "module" is imported,
 # "module:function" is also called (a cached table: the frame patterns' compile, the question lexicon).
@@ -119,19 +119,44 @@ class Warmup:
 
 
 _armed: Warmup | None = None
+_program = False  # main.run armed this process: the second core is ours to use
 
 
 def arm(verb: str, on_close: Callable[[], None] | None = None) -> Warmup | None:
     """Prepare the window for ``verb`` (``main.run`` only); None when the verb warms nothing or it is off."""
-    global _armed
+    global _armed, _program
     steps = WARMS.get(verb)
-    _armed = Warmup(steps, on_close) if steps and enabled() else None
+    _program = enabled()
+    _armed = Warmup(steps, on_close) if steps and _program else None
     return _armed
 
 
 def disarm() -> None:
-    global _armed
-    _armed = None
+    global _armed, _program
+    _armed, _program = None, False
+
+
+@contextmanager
+def beside(work: Callable[[], object]) -> Iterator[None]:
+    """Run ``work`` on a second thread while the block runs, joined when it ends: for two passes over a
+    large profile's frames that are C without the GIL. ``work`` must import nothing (its modules are
+    imported before) and its result must be kept where the code after the block finds it (a per-profile
+    memo); a failure is swallowed there, and whoever needs the result computes it again and raises.
+    Only in the program (see :func:`arm`): elsewhere ``work`` is not run at all."""
+    if not _program:
+        yield
+        return
+    thread = threading.Thread(target=_quietly, args=(work,), name="explainer-beside", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def _quietly(work: Callable[[], object]) -> None:
+    with suppress(BaseException):  # swallowed: the main thread computes it again where it is needed
+        work()
 
 
 @contextmanager
