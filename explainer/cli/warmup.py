@@ -119,14 +119,14 @@ class Warmup:
 
 
 _armed: Warmup | None = None
-_program = False  # main.run armed this process: the second core is ours to use
+_program = False  # main.run armed this process for a one-shot command: the second core is ours to use
 
 
 def arm(verb: str, on_close: Callable[[], None] | None = None) -> Warmup | None:
     """Prepare the window for ``verb`` (``main.run`` only); None when the verb warms nothing or it is off."""
     global _armed, _program
     steps = WARMS.get(verb)
-    _program = enabled()
+    _program = bool(steps) and enabled()  # a one-shot command: long-running ones (app, mcp, chat) never
     _armed = Warmup(steps, on_close) if steps and _program else None
     return _armed
 
