@@ -60,6 +60,10 @@ def closed(self):
     state["open"] = False
     close(self)
 warmup.Warmup.start, warmup.Warmup.close = opened, closed
+if os.environ.get("PROBE_SMALL"):  # the 1 KB fixtures stand in for a large profile: no size floor
+    import explainer.cli.analyze, explainer.readers
+    explainer.readers.OVERLAP_MIN = 0
+    explainer.cli.analyze.BESIDE_MIN_FRAMES = 0
 extra = json.loads(os.environ.get("PROBE_STEPS", "null"))
 if extra is not None:
     warmup.WARMS[sys.argv[1]] = tuple(extra) + warmup.WARMS[sys.argv[1]]
@@ -78,9 +82,17 @@ sys.stderr.write("\\n" + json.dumps({
 
 
 def program(
-    argv: tuple[str, ...], *, warm: bool = True, stdin: bytes | None = None, steps: list[str] | None = None
+    argv: tuple[str, ...],
+    *,
+    warm: bool = True,
+    stdin: bytes | None = None,
+    steps: list[str] | None = None,
+    small: bool = True,
 ) -> dict[str, object]:
+    """``small``: the read overlaps whatever its size (the fixtures are 1 KB; the program's floor is 1 MiB)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), warmup.ENV: "1" if warm else "0"}
+    if small:
+        env["PROBE_SMALL"] = "1"
     if steps is not None:
         env["PROBE_STEPS"] = json.dumps(steps)
     done = subprocess.run(
@@ -119,6 +131,13 @@ def test_the_main_thread_imports_nothing_while_the_warmup_runs(argv: tuple[str, 
     assert report["thread"], "the warm-up imported nothing: the table or the verb's imports moved"
     assert report["failed"] == []
     assert report["gc"] == [True, True]  # the collector is back on, and the start-up is frozen
+
+
+@pytest.mark.slow
+def test_a_small_file_reads_without_a_window_and_the_same() -> None:
+    report = program(ANALYZE, small=False)
+    assert report["code"] == 0 and report["windows"] == 0 and report["gc"] == [True, True]
+    assert report["out"] == program(ANALYZE, warm=False)["out"]
 
 
 @pytest.mark.slow

@@ -68,6 +68,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+BESIDE_MIN_FRAMES = 1 << 20  # fewer: both passes take a few ms, and a thread would cost more than it saves
+
+
 def chain_beside_attribution(summary: Summary) -> None:
     """The report's first two passes over every frame, at once: the heaviest chain's walk here and, for a
     memory profile (whose report reads the categories), the attribution of every stack on the second
@@ -76,8 +79,8 @@ def chain_beside_attribution(summary: Summary) -> None:
     from explainer import units
     from explainer.knowledge.attribution import attribute
 
-    if units.kind_of(summary.unit) != "bytes":
-        return
     profile = summary.profile
+    if units.kind_of(summary.unit) != "bytes" or len(profile.frames) < BESIDE_MIN_FRAMES:
+        return
     with warmup.beside(lambda: attribute(profile)):
         _ = summary.chain

@@ -88,6 +88,11 @@ def _digest_and_inflate(data: Data, max_decompressed: int) -> tuple[str, Data]:
     return hasher.hexdigest(), raw
 
 
+OVERLAP_MIN = 1 << 20
+"""Inputs smaller than this read without ``overlap``: their inflate and decode take a few ms, and a
+thread beside them would only cost GIL hand-offs (each release by the read can wait up to the
+interpreter's 5 ms switch interval to get the GIL back)."""
+
 # the module that reads each format, imported by the branch that reads it (folded is always loaded)
 _READER = {"pprof": "explainer.readers.pprof", "json": "explainer.readers.flamegraph"}
 
@@ -115,11 +120,12 @@ def read_bytes(
 
     ``overlap`` is called once the read has imported all it will (the reader of the format), just
     before the inflate and the decode, which run mostly without the GIL: the CLI's warm-up
-    (``explainer.cli.warmup``) imports the command's next modules on another core meanwhile."""
+    (``explainer.cli.warmup``) imports the command's next modules on another core meanwhile. It is
+    not called for inputs under :data:`OVERLAP_MIN` bytes."""
     options = options or ReadOptions()
     budget = options.cost or CostBudget.from_env()
     limits.check_input_size(data, options.input_limit)  # before unpacking: the compressed size
-    if overlap is not None:
+    if overlap is not None and len(data) >= OVERLAP_MIN:
         _import_reader(data)
         overlap()
     digest, raw = _digest_and_inflate(data, options.max_decompressed)
