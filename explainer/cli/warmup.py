@@ -30,7 +30,8 @@ from contextlib import contextmanager, suppress
 
 # command -> what its work imports or builds once the profile is read: "module" is imported,
 # "module:function" is also called (a cached table: the frame patterns' compile, the question lexicon).
-# The one place that says what a verb warms; a test checks every entry exists and what it saves.
+# The one place that says what a verb warms; tests check every entry exists and that each verb's module
+# leaves these to the warm-up (tests/test_warmup.py, tests/test_startup.py).
 WARMS: dict[str, tuple[str, ...]] = {
     "analyze": (
         "explainer.analysis.summary",
@@ -139,10 +140,10 @@ def disarm() -> None:
 @contextmanager
 def beside(work: Callable[[], object]) -> Iterator[None]:
     """Run ``work`` on a second thread while the block runs, joined when it ends: for two passes over a
-    large profile's frames that are C without the GIL. ``work`` must import nothing (its modules are
-    imported before) and its result must be kept where the code after the block finds it (a per-profile
-    memo); a failure is swallowed there, and whoever needs the result computes it again and raises.
-    Only in the program (see :func:`arm`): elsewhere ``work`` is not run at all."""
+    large profile's frames that are C without the GIL. The block must import nothing (its modules are
+    imported before), so at most ``work`` imports; its result must be kept where the code after the
+    block finds it (a per-profile memo); a failure is swallowed there, and whoever needs the result
+    computes it again and raises. Only in the program (see :func:`arm`): elsewhere ``work`` is not run."""
     if not _program:
         yield
         return
