@@ -134,6 +134,23 @@ def test_the_main_thread_imports_nothing_while_the_warmup_runs(argv: tuple[str, 
 
 
 @pytest.mark.slow
+def test_every_format_imports_its_reader_before_the_window(tmp_path: Path) -> None:
+    """JSON and folded stacks (UTF-16 with a BOM: a codec loads on first use) read without a main-thread
+    import in the window, as pprof does."""
+    as_json, as_folded = tmp_path / "p.json", tmp_path / "p.folded"
+    made = program(("analyze", str(DEMO), "--output", f"json={as_json}", "--output", f"folded={as_folded}"), warm=False)
+    assert made["code"] == 0, made["stderr"]
+    utf16 = tmp_path / "p16.folded"
+    utf16.write_bytes(as_folded.read_text("utf-8").encode("utf-16"))
+    for path in (as_json, utf16):
+        argv = ("analyze", str(path), "--format", "json", "--unit", "bytes")
+        report = program(argv)
+        assert report["code"] == 0, report["stderr"]
+        assert report["windows"] == 1 and report["main_in_window"] == [], path.name
+        assert report["out"] == program(argv, warm=False)["out"]
+
+
+@pytest.mark.slow
 def test_a_small_file_reads_without_a_window_and_the_same() -> None:
     report = program(ANALYZE, small=False)
     assert report["code"] == 0 and report["windows"] == 0 and report["gc"] == [True, True]

@@ -66,10 +66,9 @@ SERVER_READ = (
     "explainer.pyroscope.query",
     "explainer.pyroscope.selector",
     "explainer.pyroscope.source",
-    "explainer.readers.flamegraph",
-    "explainer.readers.pprof",
     "explainer.symbols",  # the progress line's notes are cleaned as they come
 )
+SERVER_FORMATS = ("pprof", "json")  # what a server answers: readers.prepare_read imports their readers
 
 ENV = "EXPLAINER_WARMUP"
 
@@ -173,8 +172,12 @@ def reading(*, server: bool = False) -> Iterator[Callable[[], None] | None]:
         return
     try:
         if server:
+            from explainer.readers import prepare_read
+
             for module in SERVER_READ:
                 importlib.import_module(module)
+            for fmt in SERVER_FORMATS:
+                prepare_read(fmt)
             warmup.start()
         yield warmup.start
     finally:

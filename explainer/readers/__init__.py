@@ -8,6 +8,7 @@ anything else       -> pprof protobuf (validated; garbage fails there with a cle
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import importlib
 import re
@@ -95,17 +96,27 @@ interpreter's 5 ms switch interval to get the GIL back)."""
 
 # the module that reads each format, imported by the branch that reads it (folded is always loaded)
 _READER = {"pprof": "explainer.readers.pprof", "json": "explainer.readers.flamegraph"}
+# what text may be decoded with (a BOM; json's detection of UTF-16 and UTF-32): codecs load on first use
+_TEXT_CODECS = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
+
+
+def prepare_read(fmt: str) -> None:
+    """Import everything reading ``fmt`` (``pprof``, ``json`` or ``folded``) may import, so that the read
+    itself imports nothing (the CLI's warm-up imports on another thread meanwhile)."""
+    if fmt in _READER:
+        importlib.import_module(_READER[fmt])
+    if fmt != "pprof":
+        for name in _TEXT_CODECS:
+            codecs.lookup(name)
 
 
 def _import_reader(data: Data) -> None:
-    """Import the reader of the format ``data``'s inflated head sniffs as (the pprof reader when the
-    head says nothing): after this the read imports nothing new."""
+    """Prepare the read of the format ``data``'s inflated head sniffs as (pprof when the head says nothing)."""
     try:
         fmt = sniff(limits.head(data))
     except FormatError:  # blank so far: the full sniff decides, the pprof reader is the likely one
         fmt = "pprof"
-    if fmt in _READER:
-        importlib.import_module(_READER[fmt])
+    prepare_read(fmt)
 
 
 def read_bytes(
@@ -192,6 +203,7 @@ def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location:
 __all__ = [
     "ReadOptions",
     "Source",
+    "prepare_read",
     "read_bytes",
     "read_file_bytes",
     "read_pair_bytes",
