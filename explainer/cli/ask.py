@@ -12,9 +12,6 @@ grounded values), ``unbound`` (in claims naming no known subject) and ``wrong``,
 from __future__ import annotations
 
 import argparse
-import gc
-import sys
-from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from explainer.cli.cluster_source import cluster_desk
@@ -31,7 +28,7 @@ CONVENTION = (
 )
 
 if TYPE_CHECKING:
-    from explainer.explain import Answer, Conversation, LlmSettings, Verification
+    from explainer.explain import Answer, LlmSettings, Verification
 
 MODES = {"auto": "auto", "offline": "offline", "openai": "llm"}
 
@@ -94,46 +91,14 @@ def model_choice(args: argparse.Namespace) -> tuple[LlmSettings, str]:
     return settings, mode
 
 
-def conversation_class() -> type[Conversation]:
-    """The offline explainer (question reader, answers, checks), imported as ``main.run`` imports a verb.
-
-    Its modules leave tens of thousands of objects that live until the process ends: the cyclic collector
-    would walk them over and over while they load (about 10 ms of ``ask``). In the program's own process
-    (``main.run``, which froze the verb's start-up) they are imported with the collector off and frozen
-    after; an in-process caller of ``main`` keeps its collector as it is.
-    """
-    program = gc.isenabled() and _called_by_the_program()
-    if program:
-        gc.disable()
-    try:
-        from explainer.explain import Conversation
-    finally:
-        if program:
-            gc.freeze()
-            gc.enable()
-    return Conversation
-
-
-def _called_by_the_program() -> bool:
-    """Whether ``main.run`` (the console script, ``python -m explainer``) is on the stack: a few frames up,
-    where ``gc.get_freeze_count()`` would walk every frozen object (1-3 ms)."""
-    from explainer.cli.main import run as program
-
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is program.__code__:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    conversation = conversation_class()
     settings, mode = model_choice(args)
     budget = budget_from(args)
     profile = load_profile(args)
+    from explainer.explain import Conversation  # after the read: the warm-up imports it meanwhile
+
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
-    conv = conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
+    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
         conv.cluster = desk
         answer = conv.ask(args.question)
