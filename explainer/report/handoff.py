@@ -22,8 +22,8 @@ from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.explain.answers import handoff as written
 from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
-from explainer.queries import Handoff, answer
-from explainer.queries.records import HandoffResult
+from explainer.queries.handoff import Handoff, HandoffResult
+from explainer.queries.handoff import handoff as handoff_facts
 from explainer.reading import counts_caveats, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import truncation_notes
@@ -68,7 +68,7 @@ def handoff_markdown(
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
     # the same facts, and the same section writer, as the chat's handoff answer
-    facts = answer(reading, Handoff(top=top, baseline=baseline, floor=floor))
+    facts = handoff_facts(reading, Handoff(top=top, baseline=baseline, floor=floor))
     pen = parts.Plain(facts)
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)

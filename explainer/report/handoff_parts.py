@@ -14,7 +14,7 @@ from typing import Any
 from explainer import knowledge, markdown, units
 from explainer.analysis.peak import Window
 from explainer.model import Profile
-from explainer.queries.records import HandoffResult
+from explainer.queries.handoff import HandoffResult
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Query, explore_url
 from explainer.symbols import clean, decode
 
