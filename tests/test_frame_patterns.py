@@ -129,10 +129,10 @@ def test_pieces_match_what_their_pattern_matches(pattern: str) -> None:
 
 
 def test_affixes_are_read_only_where_the_syntax_fixes_them() -> None:
-    assert literal_affixes("take_gil$") == ("tak", "gil")
-    assert literal_affixes(r"\w*Worker\w*\.load_model$") == ("", "del")
-    assert literal_affixes(r"GPUModelRunner\.(a|b)$") == ("GPU", "")
+    assert literal_affixes("take_gil$") == ("take_gil", "take_gil")
+    assert literal_affixes(r"\w*Worker\w*\.load_model$") == ("", ".load_model")
+    assert literal_affixes(r"GPUModelRunner\.(a|b)$") == ("GPUModelRunner.", "")
     assert literal_affixes("ab?c$") == ("a", "c")  # the optional b ends the prefix
     assert literal_affixes("(?i:ab)c$") == ("", "")
     assert literal_affixes("a|b$") == ("", "")
-    assert literal_affixes(r"\.\[k\]$") == (".[k", "[k]")
+    assert literal_affixes(r"\.\[k\]$") == (".[k]", ".[k]")

@@ -70,7 +70,7 @@ def _expand(seq: Tokens) -> list[Tokens]:
     ``(a|b)c`` is ``ac`` or ``bc``, ``c(a|b)$`` is ``ca$`` or ``cb$``."""
     closing = _closing(seq)
     end = closing.get(0) if seq[:1] == ["("] else None
-    if end is not None and seq[end + 1 : end + 2][:1] != [] and seq[end + 1][0] in _QUANTIFIERS:
+    if end is not None and end + 1 < len(seq) and seq[end + 1][0] in _QUANTIFIERS:
         end = None  # a group that may repeat or be absent stays whole
     inside = _inside(seq, 0, end) if end is not None else None
     if end is not None and inside is not None:
@@ -89,7 +89,11 @@ def _expand(seq: Tokens) -> list[Tokens]:
 def pieces(body: str) -> list[str]:
     """``body`` (a pattern without its ``^``) as sequences that together match what it matches: its
     top-level alternatives, each leading or final group's alternatives written out."""
-    return ["".join(piece) for alt in alternatives(_TOKEN.findall(body)) for piece in _expand(alt)]
+    return [body] if _UNREAD.search(body) else ["".join(piece) for piece in _pieces(body)]
+
+
+def _pieces(body: str) -> list[Tokens]:
+    return [piece for alt in alternatives(_TOKEN.findall(body)) for piece in _expand(alt)]
 
 
 def _plain(token: str) -> str | None:
@@ -100,16 +104,19 @@ def _plain(token: str) -> str | None:
 
 
 def literal_affixes(piece: str) -> tuple[str, str]:
-    """Up to :data:`KEY` plain characters every match of ``piece`` starts with, and those it ends
-    with when it ends with ``$`` (which also matches before a final newline: :meth:`PatternIndex.first`
-    looks at both ends). Nothing for a piece with a top-level ``|`` or syntax this does not read."""
-    tokens = _TOKEN.findall(piece)
-    if ("|" in tokens and len(alternatives(tokens)) > 1) or _UNREAD.search(piece):
+    """The plain characters every match of ``piece`` starts with, and those it ends with when it
+    ends with ``$`` (which also matches before a final newline: :meth:`PatternIndex.first` looks at
+    both ends). Nothing for a piece with a top-level ``|`` or syntax this does not read."""
+    return ("", "") if _UNREAD.search(piece) else _affixes(_TOKEN.findall(piece))
+
+
+def _affixes(tokens: Tokens) -> tuple[str, str]:
+    if "|" in tokens and len(alternatives(tokens)) > 1:
         return "", ""
     prefix = ""
     for i, token in enumerate(tokens):
         plain = _plain(token)
-        if plain is None or len(prefix) >= KEY:
+        if plain is None:
             break
         if i + 1 < len(tokens) and tokens[i + 1][0] in _QUANTIFIERS:  # its last character may repeat or be absent
             prefix += plain[:-1]
@@ -119,10 +126,10 @@ def literal_affixes(piece: str) -> tuple[str, str]:
     if tokens and tokens[-1] == "$":
         for token in reversed(tokens[:-1]):  # walking back from ``$``, a quantifier or ``)`` ends the run
             plain = _plain(token)
-            if plain is None or len(suffix) >= KEY:
+            if plain is None:
                 break
             suffix = plain + suffix
-    return prefix[:KEY], suffix[-KEY:]
+    return prefix, suffix
 
 
 class PatternIndex:
@@ -131,40 +138,52 @@ class PatternIndex:
 
     def __init__(self, bodies: Sequence[str]) -> None:
         # pieces by the first KEY characters of their literal prefix, else by the last KEY of their
-        # literal suffix, else under "" in ``starts``: tried on every name
-        self._starts: dict[str, dict[int, list[str]]] = {}
-        self._ends: dict[str, dict[int, list[str]]] = {}
+        # literal suffix, else under ``(False, "")``: tried on every name. ``_needs``: a group's whole
+        # prefixes (suffixes), one of which a name must start (end) with before the group is compiled
+        self._pieces: dict[tuple[bool, str], dict[int, list[str]]] = {}
+        affixes: dict[tuple[bool, str], set[str]] = {}
         for k, body in enumerate(bodies):
-            for piece in [body] if _UNREAD.search(body) else pieces(body):
-                prefix, suffix = literal_affixes(piece)
-                groups, key = (self._ends, suffix) if suffix and not prefix else (self._starts, prefix)
-                groups.setdefault(key, {}).setdefault(k, []).append(piece)
+            readable = not _UNREAD.search(body)
+            for tokens in _pieces(body) if readable else [[body]]:
+                piece = "".join(tokens)
+                prefix, suffix = _affixes(tokens) if readable else ("", "")
+                end = bool(suffix) and not prefix
+                key = (end, suffix[-KEY:] if end else prefix[:KEY])
+                self._pieces.setdefault(key, {}).setdefault(k, []).append(piece)
+                affixes.setdefault(key, set()).add(suffix if end else prefix)
+        self._needs = {key: tuple(sorted(whole)) for key, whole in affixes.items()}
         self._compiled: dict[tuple[bool, str], re.Pattern[str]] = {}
 
-    def _group(self, end: bool, key: str) -> re.Pattern[str] | None:
-        compiled = self._compiled.get((end, key))
+    def _group(self, key: tuple[bool, str]) -> re.Pattern[str]:
+        compiled = self._compiled.get(key)
         if compiled is None:
-            members = (self._ends if end else self._starts).get(key)
-            if not members:
-                return None
             # one alternation tried left to right is the loop over the patterns: nothing follows
             # the alternatives, so entry K's group matches exactly when one of its pieces matches
-            alternation = "|".join(f"(?P<_{k}>{'|'.join(ps)})" for k, ps in sorted(members.items()))
-            compiled = self._compiled[end, key] = re.compile(f"^(?:{alternation})")
+            members = sorted(self._pieces[key].items())
+            alternation = "|".join(f"(?P<_{k}>{'|'.join(ps)})" for k, ps in members)
+            compiled = self._compiled[key] = re.compile(f"^(?:{alternation})")
         return compiled
 
-    def _keys(self, name: str) -> list[tuple[bool, str]]:
-        """The groups a match of ``name`` can be in (``$`` also matches before a final newline)."""
-        keys = [(False, name[:n]) for n in range(min(len(name), KEY) + 1)]
-        ends = (name, name[:-1]) if name.endswith("\n") else (name,)
-        return keys + [(True, e[-n:]) for e in ends for n in range(1, min(len(e), KEY) + 1)]
+    def _candidates(self, name: str) -> list[tuple[bool, str]]:
+        """The groups a match of ``name`` can be in: those its first and last characters name whose
+        whole prefix (suffix) it has (``$`` also matches before a final newline)."""
+        out = []
+        for n in range(min(len(name), KEY) + 1):
+            needs = self._needs.get((False, name[:n]))
+            if needs is not None and name.startswith(needs):
+                out.append((False, name[:n]))
+        for e in (name, name[:-1]) if name.endswith("\n") else (name,):
+            for n in range(1, min(len(e), KEY) + 1):
+                needs = self._needs.get((True, e[-n:]))
+                if needs is not None and e.endswith(needs):
+                    out.append((True, e[-n:]))
+        return out
 
     def first(self, name: str) -> int | None:
         """The index of the first pattern that matches ``name`` at its start, or None."""
         best: int | None = None
-        for end, key in self._keys(name):
-            group = self._group(end, key)
-            m = group.match(name) if group is not None else None
+        for key in self._candidates(name):
+            m = self._group(key).match(name)
             if m is not None and m.lastgroup:
                 k = int(m.lastgroup[1:])
                 best = k if best is None else min(best, k)
@@ -172,7 +191,5 @@ class PatternIndex:
 
     def compile_all(self) -> None:
         """Compile every group now (a test that every curated pattern is valid)."""
-        for key in self._starts:
-            self._group(False, key)
-        for key in self._ends:
-            self._group(True, key)
+        for key in self._pieces:
+            self._group(key)
