@@ -17,7 +17,7 @@ from explainer.analysis.functions import top
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
 from explainer.queries.chains import asked_by, chains_to_top, common_prefix
-from explainer.queries.common import Base, Fn, base, biggest, fn, knobs, named_path, responsible
+from explainer.queries.common import Base, Fn, base, biggest, fn, knobs, responsible
 from explainer.reading import Ignorable, Reading, Start
 
 
@@ -43,7 +43,6 @@ class HandoffResult(Base):
     consumers: tuple[Fn, ...]  # by self, ``top`` of them
     of_functions: int
     ignorable: Ignorable
-    path: tuple[str, ...]
     categories: tuple[CategoryShare, ...]
     sites: tuple[Site, ...]
     diff: Diff | None = field(default=None)
@@ -95,7 +94,6 @@ def handoff(reading: Reading, query: Handoff) -> HandoffResult:
         consumers=tuple(fn(reading, r) for r in lst.rows),
         of_functions=lst.of_functions,
         ignorable=reading.ignorable,
-        path=named_path(reading),
         categories=reading.categories,
         sites=reading.sites,
         diff=diff,
