@@ -73,14 +73,14 @@ def handoff_markdown(
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
-    extra = (*(c.text for c in counts_caveats(summary)), *scope_note(summary, budget))
+    extra = (*(c.text for c in counts_caveats(summary)), *scope_note(summary, budget, reading=reading))
     meaning = replace(meaning, caveats=(*meaning.caveats, *extra))
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
     out += written.headline(pen, facts)
     out += pods or []
-    out += visibility_section(summary, budget)
+    out += visibility_section(summary, budget, reading=reading)
     out += written.consumers(pen, facts)
     out += written.chains(pen, facts)
     if facts.diff is not None:
