@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from explainer.analysis.peak import Window, find_peak
 from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
@@ -24,6 +23,9 @@ from explainer.errors import ModelUnavailableError, QueryError
 from explainer.model import Profile
 from explainer.readers import read_path
 from explainer.report.handoff import handoff_markdown
+
+if TYPE_CHECKING:  # the peak is looked for on a server only (--at-peak)
+    from explainer.analysis.peak import Window
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -80,6 +82,7 @@ def peak_window(args: argparse.Namespace) -> Window:
     """Find the peak of the query's series (SelectSeries) and narrow ``args``' window to it."""
     import requests
 
+    from explainer.analysis.peak import find_peak
     from explainer.cli.server_args import client_from_args, selector_from_args, window_from_args
     from explainer.pyroscope import Query
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explainer import __version__, markdown
 from explainer.analysis.diff import Diff, NoiseFloor
-from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.explain.answers import handoff as written
@@ -31,6 +30,9 @@ from explainer.report.diff import changes_table, floor_sentence, presence_bullet
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
 from explainer.report.visibility import scope_note
 from explainer.report.visibility import section as visibility_section
+
+if TYPE_CHECKING:  # a peak window comes from a server only
+    from explainer.analysis.peak import Window
 
 MAX_CHAIN_STEPS = 8
 SUMMARY_QUESTION = (
