@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The app under several sessions: page open to flame graph drawn, and the server's memory.
 
-usage: python bench/app_sessions.py [PROFILE] [--sessions N]   (default: the 500k bench profile)
+usage: python bench/app_sessions.py [PROFILE] [--sessions N] [--same-browser] [--floor]
+       python bench/app_sessions.py [PROFILE] --vs-floor [--rounds R] [--sessions N]
+(default: the 500k bench profile)
 
 Starts what ``explainer app PROFILE`` runs (:func:`explainer.cli.app.streamlit_command`: the
 packaged script and settings) on a free localhost port, then opens N pages one after the other in
@@ -15,6 +17,14 @@ is measured while it warms. Each page gets a fresh browser profile (nothing cach
 ``--same-browser`` opens pages 2..N as new tabs of the first page's browser instead (a new session
 whose browser already holds Streamlit's scripts, which are served as immutable). Appends a Markdown
 table to bench/results-app.md and prints it. Needs /usr/bin/chromium and the playwright package.
+
+``--vs-floor`` measures the app against the bare-Streamlit floor (bench/app_floor.py) in the same
+run, as issue 27's targets ask: R rounds, each a fresh browser and server for the app and then for
+the floor (the order alternates between rounds), N sessions each as tabs of one browser. Per round
+it takes the ratio app/floor of the first session's time to the flame graph drawn, and of the
+median of the later sessions'; the verdict is on the median of the rounds' ratios (the fastest app
+run over the fastest floor run, "best of R", is printed beside it), PASS/FAIL against 1.1x (first)
+and 1.15x (later), with the load.
 """
 
 from __future__ import annotations

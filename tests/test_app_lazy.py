@@ -1,8 +1,8 @@
-"""The sidebar's lazy expanders (explainer/ui/lazy.py) and the tabs' fragment, driven by AppTest.
+"""The sidebar's lazy expanders (explainer/ui/lazy.py), alone and driven by AppTest.
 
 A collapsed expander draws no widgets (a new page costs the browser less); opening it draws them; a
 widget that holds a value stays drawn when its expander closes again, so nothing typed or uploaded
-is forgotten. The tabs run as a fragment: opening a tab reruns them, not the sidebar.
+is forgotten.
 """
 
 from __future__ import annotations
