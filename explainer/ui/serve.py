@@ -60,6 +60,18 @@ def _import_page() -> None:
     )
 
     string_util.validate_icon_or_emoji("⚠️")
+    _skip_direct_run_check()
+
+
+def _skip_direct_run_check() -> None:
+    """Streamlit's first element of the process checks, once, whether it runs outside ``streamlit
+    run`` (to log advice): ``inspect.stack()`` on the script thread, which reads the source of every
+    frame, 0.25-0.8 s of the first page's script run. This process is ``streamlit run``, so the
+    answer is known: mark the check done (a Streamlit without the flag is left alone)."""
+    from streamlit import delta_generator
+
+    if hasattr(delta_generator, "_use_warning_has_been_displayed"):
+        delta_generator._use_warning_has_been_displayed = True
 
 
 def warm(script_args: list[str]) -> None:
