@@ -185,40 +185,12 @@ def writes() -> tuple[int, int, str]:
 
 def root_escapes(calls: int) -> tuple[int, int, str]:
     """Reads of the MCP roots' reader that returned a file outside the root, while a thread races."""
-    from explainer.errors import ExplainerError
-    from explainer.mcp_server.sources import Access
+    sys.path.insert(0, str(ROOT / "tests"))
+    from root_race import race_the_root
 
     with tempfile.TemporaryDirectory() as tmp:
-        root, outside = Path(tmp) / "root", Path(tmp) / "outside"
-        (root / "sub").mkdir(parents=True)
-        outside.mkdir()
-        (root / "sub" / "p.folded").write_text("inside;allowed 5\n")
-        (outside / "p.folded").write_text("outside;SECRET 7\n")
-        access, stop = Access.under([str(root)]), threading.Event()
-
-        def flip() -> None:
-            sub, parked = root / "sub", root / "parked"
-            while not stop.is_set():
-                os.rename(sub, parked)
-                sub.symlink_to(outside, target_is_directory=True)
-                os.unlink(sub)
-                os.rename(parked, sub)
-
-        flipper = threading.Thread(target=flip, daemon=True)
-        flipper.start()
-        escapes = reads = 0
-        try:
-            for _ in range(calls):
-                try:
-                    profile = access.load("sub/p.folded")
-                except ExplainerError:
-                    continue
-                reads += 1
-                escapes += any("SECRET" in n for n in profile.names)
-        finally:
-            stop.set()
-            flipper.join()
-    return escapes, calls, f"escapes / calls ({reads:,} read the file, the rest refused mid-swap)"
+        race = race_the_root(Path(tmp), calls)
+    return race.escapes, calls, f"escapes / calls ({race.reads:,} read the file, the rest refused mid-swap)"
 
 
 def amplifiers() -> tuple[int, int, str, list[str]]:

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,30 @@ def demo() -> Profile:
     from explainer.demo import demo_profile
 
     return demo_profile()
+
+
+@cache
+def named_profile(key: str) -> Profile:
+    """The profile an example table or corpus names, read once per test session: ``gpu`` and ``cpu`` are
+    the bundled demos, ``pyspy`` the py-spy vLLM profile of tests/pyspy_vllm.py, ``real:PATH`` a file under
+    the shared real profiles (the test is skipped when that folder is absent)."""
+    from explainer.demo import demo_cpu_profile, demo_profile
+    from explainer.readers import read_path
+
+    if key == "gpu":
+        return demo_profile()
+    if key == "cpu":
+        return demo_cpu_profile()
+    if key == "pyspy":
+        from pyspy_vllm import pyspy_vllm_profile
+
+        return pyspy_vllm_profile()
+    if not key.startswith("real:"):
+        raise ValueError(f"unknown profile {key!r}")
+    path = REAL / key.removeprefix("real:")
+    if not path.is_file():
+        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
+    return read_path(path)
 
 
 def profile_of(stacks: dict[str, int], unit: str = "count", sample_type: str = "samples") -> Profile:

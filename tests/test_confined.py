@@ -7,62 +7,25 @@ descriptor that is read is the one proven under the root.
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 
 import pytest
+from root_race import race_the_root, root_tree
 
 from explainer.errors import ExplainerError, QueryError
-from explainer.mcp_server.sources import Access
 from explainer.readers.confined import open_under, opened_under
 
 CALLS = 3_000
 
 
-def _tree(tmp_path: Path) -> tuple[Path, Path]:
-    root, outside = tmp_path / "root", tmp_path / "outside"
-    (root / "sub").mkdir(parents=True)
-    outside.mkdir()
-    (root / "sub" / "p.folded").write_text("inside;allowed 5\n")
-    (outside / "p.folded").write_text("outside;SECRET 7\n")
-    return root, outside
-
-
 def test_a_directory_swapped_for_a_symlink_never_escapes_the_root(tmp_path: Path) -> None:
-    root, outside = _tree(tmp_path)
-    access = Access.under([str(root)])
-    stop = threading.Event()
-
-    def flip() -> None:
-        sub, parked = root / "sub", root / "parked"
-        while not stop.is_set():
-            os.rename(sub, parked)
-            sub.symlink_to(outside, target_is_directory=True)
-            os.unlink(sub)
-            os.rename(parked, sub)
-
-    flipper = threading.Thread(target=flip, daemon=True)
-    flipper.start()
-    escapes = reads = refusals = 0
-    try:
-        for _ in range(CALLS):
-            try:
-                profile = access.load("sub/p.folded")
-            except ExplainerError:
-                refusals += 1
-                continue
-            reads += 1
-            escapes += any("SECRET" in name for name in profile.names)
-    finally:
-        stop.set()
-        flipper.join()
-    assert escapes == 0
-    assert reads + refusals == CALLS and reads > 0  # the race was live: some calls read the real file
+    race = race_the_root(tmp_path, CALLS)
+    assert race.escapes == 0
+    assert race.reads + race.refusals == CALLS and race.reads > 0  # the race was live: some calls read the real file
 
 
 def test_a_symlink_out_of_the_root_is_refused_on_the_descriptor(tmp_path: Path) -> None:
-    root, outside = _tree(tmp_path)
+    root, outside = root_tree(tmp_path)
     (root / "link").symlink_to(outside / "p.folded")
     with pytest.raises(QueryError, match="outside the allowed roots"):
         open_under(root / "link", [root.resolve()])
@@ -73,7 +36,7 @@ def test_a_symlink_out_of_the_root_is_refused_on_the_descriptor(tmp_path: Path) 
 def test_without_proc_the_walk_refuses_every_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from explainer.readers import confined
 
-    root, _outside = _tree(tmp_path)
+    root, _outside = root_tree(tmp_path)
     (root / "inner").symlink_to(root / "sub", target_is_directory=True)
     monkeypatch.setattr(confined, "_real_path", lambda fd: None)
     with opened_under(root / "sub" / "p.folded", [root.resolve()]) as file:

@@ -9,17 +9,13 @@ stands, names as each runtime writes them). Real profiles are skipped when the s
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from pyspy_vllm import pyspy_vllm_profile
 
-from conftest import REAL
-from explainer.demo import demo_cpu_profile, demo_profile
+from conftest import named_profile
+from explainer.demo import demo_profile
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.question.reader import split_context
 from explainer.model import Profile, ProfileBuilder, SampleType
-from explainer.readers import read_path
 
 PATHS = {
     "perf-java": "flamegraph_cddl-unclear/perf-java-stacks-01-collapsed-all.txt",
@@ -44,20 +40,8 @@ def _go() -> Profile:
     return builder.build()
 
 
-@cache
 def _profile(key: str) -> Profile:
-    if key == "gpu":
-        return demo_profile()
-    if key == "cpu":
-        return demo_cpu_profile()
-    if key == "pyspy":
-        return pyspy_vllm_profile()
-    if key == "go":
-        return _go()
-    path = REAL / PATHS[key]
-    if not path.exists():
-        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
-    return read_path(path)
+    return _go() if key == "go" else named_profile(key if key in ("gpu", "cpu", "pyspy") else "real:" + PATHS[key])
 
 
 def _read(key: str, text: str) -> tuple[str, str, str]:

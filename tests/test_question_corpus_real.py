@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import tomllib
 from collections import defaultdict
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import REAL
-from explainer.demo import demo_cpu_profile, demo_profile
+from conftest import named_profile
 from explainer.model import Profile
-from explainer.readers import read_path
 
 CORPUS = Path(__file__).parent / "corpus"
 CATEGORIES = Path(__file__).parent.parent / "explainer" / "knowledge" / "categories.toml"
@@ -82,19 +79,9 @@ RUNTIMES = {
 Turn = dict[str, Any]
 
 
-@cache
 def _profile(key: str) -> Profile:
-    """Each profile is read once per test session."""
-    if key == "gpu":
-        return demo_profile()
-    if key == "cpu":
-        return demo_cpu_profile()
-    if not key.startswith("real:"):
-        raise ValueError(f"unknown profile {key!r}")
-    path = REAL / key.removeprefix("real:")
-    if not path.is_file():
-        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
-    return read_path(path)
+    """Each profile is read once per test session (keys as in the corpora: ``gpu``, ``cpu``, ``real:PATH``)."""
+    return named_profile(key)
 
 
 def _items(name: str) -> list[tuple[str, list[Turn]]]:

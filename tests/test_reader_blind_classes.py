@@ -11,17 +11,14 @@ when the shared folder is absent.
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from conftest import REAL
+from conftest import named_profile
 from explainer.demo import demo_profile
 from explainer.explain import Conversation, LlmSettings
 from explainer.explain.question.lexicon import lexicon
 from explainer.model import Profile
 from explainer.names import Resolver
-from explainer.readers import read_path
 
 PATHS = {
     "perf-java": "flamegraph_cddl-unclear/perf-java-stacks-01-collapsed-all.txt",
@@ -35,14 +32,8 @@ PATHS = {
 NIO = "fn:io/netty/channel/nio/NioEventLoop:.run_[j]"
 
 
-@cache
 def _profile(key: str) -> Profile:
-    if key == "gpu":
-        return demo_profile()
-    path = REAL / PATHS[key]
-    if not path.exists():
-        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
-    return read_path(path)
+    return named_profile(key if key == "gpu" else "real:" + PATHS[key])
 
 
 CASES = [

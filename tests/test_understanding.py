@@ -11,35 +11,23 @@ equal across the answers that state it.
 from __future__ import annotations
 
 import re
-from functools import cache
 
 import pytest
-from pyspy_vllm import pyspy_vllm_profile
 
-from conftest import REAL
-from explainer.demo import demo_cpu_profile, demo_profile
+from conftest import named_profile
 from explainer.explain import Conversation, LlmSettings
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.queries import shares
-from explainer.readers import read_path
 
-JAVA = REAL / "flamegraph_cddl-unclear" / "perf-java-stacks-01-collapsed-all.txt"
-LOKI = REAL / "pyroscope_agpl-3.0" / "heap_go_truncated_3.pb.gz"
+REAL_KEYS = {
+    "java": "real:flamegraph_cddl-unclear/perf-java-stacks-01-collapsed-all.txt",
+    "loki": "real:pyroscope_agpl-3.0/heap_go_truncated_3.pb.gz",
+}
 LOKI_INDEX = "github.com/grafana/loki/pkg/storage/stores/shipper/indexshipper/tsdb/index."
 
 
-@cache
 def _profile(key: str) -> Profile:
-    if key == "gpu":
-        return demo_profile()
-    if key == "cpu":
-        return demo_cpu_profile()
-    if key == "pyspy":
-        return pyspy_vllm_profile()
-    path = {"java": JAVA, "loki": LOKI}[key]
-    if not path.exists():
-        pytest.skip(f"{path} not found (set EXPLAINER_REAL_PROFILES)")
-    return read_path(path)
+    return named_profile(REAL_KEYS.get(key, key))
 
 
 def _conversation(key: str) -> Conversation:
