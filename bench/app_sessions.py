@@ -67,6 +67,7 @@ class Row:
     drawn: float  # goto to the flame graph drawn, s
     sent: int  # websocket messages the page sent
     received_kb: float  # websocket bytes the page received
+    messages: int  # websocket messages the page received: each is one more update the browser draws
     rss: float  # server RSS after, MiB
     load: float
 
@@ -114,11 +115,12 @@ def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[
     """One new page (a new session) in ``browser`` (a browser or one of its contexts): the figures of
     :class:`Row`, and the page, kept open."""
     page = browser.new_page()
-    traffic = {"sent": 0, "received": 0}
+    traffic = {"sent": 0, "received": 0, "messages": 0}
 
     def watch(ws: Any) -> None:
         ws.on("framesent", lambda _: traffic.__setitem__("sent", traffic["sent"] + 1))
-        ws.on("framereceived", lambda f: traffic.__setitem__("received", traffic["received"] + len(f)))
+        ws.on("framereceived", lambda f: traffic.update(received=traffic["received"] + len(f),
+                                                        messages=traffic["messages"] + 1))  # fmt: skip
 
     page.on("websocket", watch)
     load = os.getloadavg()[0]
@@ -131,9 +133,11 @@ def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[
     page.wait_for_function(DRAWN_JS, arg=MIN_BARS, timeout=180_000, polling=20)
     drawn = time.monotonic() - t0
     time.sleep(1.0)  # let the session's runs finish after the chart is drawn
-    row = Row(number, first_output, drawn, traffic["sent"], traffic["received"] / 1000, rss_mib(server_pid), load)
+    row = Row(number, first_output, drawn, traffic["sent"], traffic["received"] / 1000, traffic["messages"],
+              rss_mib(server_pid), load)  # fmt: skip
     print(f"session {number}: output {first_output:.2f} s, drawn {drawn:.2f} s, sent {row.sent}, "
-          f"received {row.received_kb:.0f} KB, server {row.rss:.0f} MiB, load {load:.2f}", flush=True)  # fmt: skip
+          f"received {row.received_kb:.0f} KB in {row.messages} messages, server {row.rss:.0f} MiB, "
+          f"load {load:.2f}", flush=True)  # fmt: skip
     return row, page
 
 
@@ -218,7 +222,7 @@ def vs_floor_report(profile: Path, pairs: list[tuple[list[Row], list[Row]]]) -> 
         "later = median of sessions 2.. of that run.",
         "",
         "| round | app first, s | floor first, s | first ratio | app later, s | floor later, s | later ratio "
-        "| app KB | floor KB | load |",
+        "| app KB / messages | floor KB / messages | load |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     firsts, laters = [], []
@@ -230,7 +234,8 @@ def vs_floor_report(profile: Path, pairs: list[tuple[list[Row], list[Row]]]) -> 
         loads = [r.load for r in app + floor]
         lines.append(
             f"| {i} | {app[0].drawn:.2f} | {floor[0].drawn:.2f} | {firsts[-1]:.2f} | {a_later:.2f} | {f_later:.2f} "
-            f"| {laters[-1]:.2f} | {app[1].received_kb:.0f} | {floor[1].received_kb:.0f} "
+            f"| {laters[-1]:.2f} | {app[1].received_kb:.0f} / {app[1].messages} "
+            f"| {floor[1].received_kb:.0f} / {floor[1].messages} "
             f"| {min(loads):.2f}-{max(loads):.2f} |"
         )
     best_first = min(a[0].drawn for a, _ in pairs) / min(f[0].drawn for _, f in pairs)
