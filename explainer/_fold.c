@@ -51,22 +51,32 @@ static int skip_field(cursor *c, uint64_t wire) {
     }
 }
 
+/* Room for `room` more values; -2 when out of memory. Raw allocation: the fold calls this with
+ * the GIL released (PyMem_Realloc needs it, PyMem_RawRealloc does not). */
 static int reserve(ids *v, Py_ssize_t room) {
     if (v->len + room <= v->cap) return 0;
     Py_ssize_t cap = v->cap ? v->cap : 256;
     while (cap < v->len + room) cap *= 2;
-    uint64_t *d = PyMem_Realloc(v->data, (size_t)cap * sizeof(uint64_t));
-    if (!d) { PyErr_NoMemory(); return -1; }
+    uint64_t *d = PyMem_RawRealloc(v->data, (size_t)cap * sizeof(uint64_t));
+    if (!d) return -2;
     v->data = d; v->cap = cap;
     return 0;
 }
 
-/* Appends field values (packed or not) to vec. Location ids are mostly one or two bytes: those
+/* Appends field values (packed or not) to vec: 0, or -1 when malformed, -2 when out of memory
+ * (no Python API: the fold runs without the GIL). Location ids are mostly one or two bytes: those
  * are decoded inline; a packed field of n bytes holds at most n values, so room is made once. */
 static int read_repeated(cursor *c, uint64_t wire, ids *vec) {
     uint64_t x, n;
-    if (wire == 0) return read_varint(c, &x) || reserve(vec, 1) ? -1 : (vec->data[vec->len++] = x, 0);
-    if (wire != 2 || read_varint(c, &n) || (uint64_t)(c->end - c->p) < n || reserve(vec, (Py_ssize_t)n)) return -1;
+    int room;
+    if (wire == 0) {
+        if (read_varint(c, &x)) return -1;
+        if ((room = reserve(vec, 1))) return room;
+        vec->data[vec->len++] = x;
+        return 0;
+    }
+    if (wire != 2 || read_varint(c, &n) || (uint64_t)(c->end - c->p) < n) return -1;
+    if ((room = reserve(vec, (Py_ssize_t)n))) return room;
     const uint8_t *p = c->p, *end = p + n;
     uint64_t *out = vec->data + vec->len;
     while (p < end) {
@@ -87,15 +97,24 @@ static PyObject *err(const char *field, Py_ssize_t i, const char *msg) {
     return Py_BuildValue("(sns)", field, i, msg);
 }
 
+/* A kernel's failure. The kernels over frames run without the GIL (another thread, such as the
+ * CLI's warm-up or another app session, runs meanwhile), so they return one of these and the caller
+ * raises it once the GIL is back (raise_bad). Each frame id is read once, into a local, and checked
+ * there: the arrays are read-only profiles, but a value checked is never read again unchecked. */
+enum { BAD_OFFSETS = -1, BAD_FRAME = -2 };
+
+static int raise_bad(int bad) {
+    if (bad == BAD_OFFSETS) PyErr_SetString(PyExc_ValueError, "bad offsets");
+    else if (bad) PyErr_SetString(PyExc_ValueError, "bad frame id");
+    return bad;
+}
+
 /* Checks the offsets once (a pass over stacks, not frames); frame ids are checked as they are read. */
 static int check_offsets(const int64_t *o, Py_ssize_t n, Py_ssize_t n_frames) {
-    if (n < 0 || o[0] != 0 || o[n] != n_frames) goto bad;
+    if (n < 0 || o[0] != 0 || o[n] != n_frames) return BAD_OFFSETS;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (o[i + 1] <= o[i]) goto bad;  /* from_arrays drops empty stacks */
+        if (o[i + 1] <= o[i]) return BAD_OFFSETS;  /* from_arrays drops empty stacks */
     return 0;
-bad:
-    PyErr_SetString(PyExc_ValueError, "bad offsets");
-    return -1;
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -125,6 +144,16 @@ typedef struct {
 } fold_tables;
 
 enum { MISSING = -1, INLINED = -2 };
+
+/* How the fold failed, recorded while the GIL is released and turned into Python objects after it
+ * is taken back: an error tuple (kind, sample index, message), out of memory, or an exception that
+ * is already set (a failed resize, made with the GIL held). */
+enum { FOLD_OK, FOLD_TUPLE, FOLD_NO_MEMORY, FOLD_RAISED };
+typedef struct { int state; const char *kind, *msg; Py_ssize_t i; } fold_fail;
+
+/* The frames being written: a bytes object filled in place without the GIL (no one else holds a
+ * reference to it), and grown, rarely, with the GIL taken back for the resize. */
+typedef struct { PyObject *obj; Py_ssize_t n, cap; PyThreadState *ts; } frames_buf;
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 
 
@@ -319,10 +348,13 @@ static PyObject *self_and_total(PyObject *self, PyObject *args) {
     if (!s || !t || !acc) { PyErr_NoMemory(); goto done; }
     if (off.len / 8 != n + 1) { PyErr_SetString(PyExc_ValueError, "bad offsets"); goto done; }
     for (Py_ssize_t i = 0; i < m; i++) acc[i] = (tally){0, -1};
-    int bad = width == 2 ? self_and_total_u16(off.buf, n, fr.buf, fr.len / 2, val.buf, n_funcs, s, acc)
-                         : self_and_total_i32(off.buf, n, fr.buf, fr.len / 4, val.buf, n_funcs, s, acc);
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = width == 2 ? self_and_total_u16(off.buf, n, fr.buf, fr.len / 2, val.buf, n_funcs, s, acc)
+                     : self_and_total_i32(off.buf, n, fr.buf, fr.len / 4, val.buf, n_funcs, s, acc);
+    Py_END_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < m; i++) t[i] = acc[i].total;
-    if (!bad) result = Py_BuildValue("(y#y#)", (char *)s, n_funcs * 8, (char *)t, n_funcs * 8);
+    if (!raise_bad(bad)) result = Py_BuildValue("(y#y#)", (char *)s, n_funcs * 8, (char *)t, n_funcs * 8);
 done:
     PyMem_Free(s); PyMem_Free(t); PyMem_Free(acc);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val);
@@ -344,9 +376,12 @@ static PyObject *attribute(PyObject *self, PyObject *args) {
     if (frame_width(width)) goto done;
     if (!out_cat || !out_site) { PyErr_NoMemory(); goto done; }
     if (cd.len * 8 != ct.len) { PyErr_SetString(PyExc_ValueError, "code and category tables differ"); goto done; }
-    int bad = width == 2 ? attribute_u16(off.buf, n, fr.buf, fr.len / 2, cd.buf, cd.len, ct.buf, fallback, out_cat, out_site)
-                         : attribute_i32(off.buf, n, fr.buf, fr.len / 4, cd.buf, cd.len, ct.buf, fallback, out_cat, out_site);
-    if (!bad) result = Py_BuildValue("(y#y#)", (char *)out_cat, n * 8, (char *)out_site, n * 8);
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = width == 2 ? attribute_u16(off.buf, n, fr.buf, fr.len / 2, cd.buf, cd.len, ct.buf, fallback, out_cat, out_site)
+                     : attribute_i32(off.buf, n, fr.buf, fr.len / 4, cd.buf, cd.len, ct.buf, fallback, out_cat, out_site);
+    Py_END_ALLOW_THREADS
+    if (!raise_bad(bad)) result = Py_BuildValue("(y#y#)", (char *)out_cat, n * 8, (char *)out_site, n * 8);
 done:
     PyMem_Free(out_cat); PyMem_Free(out_site);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&cd); PyBuffer_Release(&ct);
@@ -389,9 +424,12 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
         if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
         slot[targets[t]] = (int8_t)t;
     }
-    int bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
-                         : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
-    if (bad || !(result = PyList_New(k))) goto done;
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
+                     : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
+    Py_END_ALLOW_THREADS
+    if (raise_bad(bad) || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
         PyObject *steps = width == 2
             ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen)
@@ -412,12 +450,15 @@ static PyObject *stacks_with(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*i", &off, &fr, &wa, &width)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = off.len / 8 - 1;
-    if (frame_width(width) || check_offsets(off.buf, n, fr.len / width)) goto done;
+    if (frame_width(width) || raise_bad(check_offsets(off.buf, n, fr.len / width))) goto done;
     if (!(result = PyBytes_FromStringAndSize(NULL, n > 0 ? n : 0))) goto done;
-    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-    int bad = width == 2 ? stacks_with_u16(off.buf, n, fr.buf, wa.buf, wa.len, out)
-                         : stacks_with_i32(off.buf, n, fr.buf, wa.buf, wa.len, out);
-    if (bad) Py_CLEAR(result);
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);  /* a new object no one else holds yet */
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = width == 2 ? stacks_with_u16(off.buf, n, fr.buf, wa.buf, wa.len, out)
+                     : stacks_with_i32(off.buf, n, fr.buf, wa.buf, wa.len, out);
+    Py_END_ALLOW_THREADS
+    if (raise_bad(bad)) Py_CLEAR(result);
 done:
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&wa);
     return result;

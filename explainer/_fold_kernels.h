@@ -9,38 +9,42 @@
 #define K2(name, suffix) K_(name, suffix)
 #define K(name) K2(name, SUFFIX)
 
-/* Appends one Sample message's frames (root first, inlined lines expanded) to *frames, growing it. */
-static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, ids *vals, PyObject **frames_obj,
-                       Py_ssize_t *n_frames, Py_ssize_t *cap, int64_t *value, PyObject **error) {
+/* Appends one Sample message's frames (root first, inlined lines expanded) to fb, growing it.
+ * Runs without the GIL: failures are recorded in *fail, never raised here. */
+static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, ids *vals, frames_buf *fb,
+                       int64_t *value, fold_fail *fail) {
     locs->len = 0; vals->len = 0;
     while (c.p < c.end) {
         uint64_t tag;
         if (read_varint(&c, &tag)) goto malformed;
         uint64_t field = tag >> 3, wire = tag & 7;
         int bad = field == 1 ? read_repeated(&c, wire, locs) : field == 2 ? read_repeated(&c, wire, vals) : skip_field(&c, wire);
-        if (bad && PyErr_Occurred()) return -1;  /* out of memory */
+        if (bad == -2) { fail->state = FOLD_NO_MEMORY; return -1; }
         if (bad) goto malformed;
     }
-    if (vals->len != t->n_types) { *error = err("value", i, "value count differs from sample types"); return -1; }
+    if (vals->len != t->n_types) { *fail = (fold_fail){FOLD_TUPLE, "value", "value count differs from sample types", i}; return -1; }
     int64_t v = (int64_t)vals->data[t->k];
-    if (v < 0) { *error = err("negative", i, "negative value"); return -1; }
+    if (v < 0) { *fail = (fold_fail){FOLD_TUPLE, "negative", "negative value", i}; return -1; }
     *value = v;
-    Py_ssize_t need = *n_frames + locs->len * t->max_lines;  /* room for the worst case */
+    Py_ssize_t need = fb->n + locs->len * t->max_lines;  /* room for the worst case */
     if (need > t->max_frames) {  /* perhaps an expansion bomb (locations of many inlined lines): count */
-        need = *n_frames;
+        need = fb->n;
         for (Py_ssize_t j = 0; j < locs->len; j++) {
             uint64_t id = locs->data[j];
             int32_t li = id < (uint64_t)t->n_lookup ? t->lookup[id] : -1;
             need += li < 0 ? 1 : t->loc_start[li + 1] - t->loc_start[li];
         }
-        if (need > t->max_frames) { *error = err("frames", i, "too many frames"); return -1; }
+        if (need > t->max_frames) { *fail = (fold_fail){FOLD_TUPLE, "frames", "too many frames", i}; return -1; }
     }
-    if (need > *cap) {
-        while (need > *cap) *cap *= 2;
-        if (_PyBytes_Resize(frames_obj, *cap * (Py_ssize_t)sizeof(FT))) return -1;
+    if (need > fb->cap) {  /* past the pre-size (inlined lines): the resize needs the GIL, briefly */
+        while (need > fb->cap) fb->cap *= 2;
+        PyEval_RestoreThread(fb->ts);
+        int grown = _PyBytes_Resize(&fb->obj, fb->cap * (Py_ssize_t)sizeof(FT));
+        fb->ts = PyEval_SaveThread();
+        if (grown) { fail->state = FOLD_RAISED; return -1; }
     }
-    FT *out = (FT *)PyBytes_AS_STRING(*frames_obj);
-    Py_ssize_t n = *n_frames;
+    FT *out = (FT *)PyBytes_AS_STRING(fb->obj);
+    Py_ssize_t n = fb->n;
     const uint64_t *loc = locs->data;
     const int32_t *frame_of = t->frame_of;  /* locals: the stores to out could alias the tables */
     const uint64_t n_lookup = (uint64_t)t->n_lookup;
@@ -48,13 +52,13 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
         uint64_t id = loc[j];
         int32_t frame = id < n_lookup ? frame_of[id] : MISSING;
         if (frame >= 0) { out[n++] = (FT)frame; continue; }  /* one line: the common case */
-        if (frame == MISSING) { *error = err("location", i, "location does not exist"); return -1; }
+        if (frame == MISSING) { *fail = (fold_fail){FOLD_TUPLE, "location", "location does not exist", i}; return -1; }
         int32_t li = t->lookup[id];  /* inlined calls: every line, caller first */
         for (int64_t f = t->loc_start[li]; f < t->loc_start[li + 1]; f++) out[n++] = (FT)t->loc_frames[f];
     }
-    if (n > *n_frames) {  /* self and total, as K(self_and_total) sums them (the ids were checked) */
+    if (n > fb->n) {  /* self and total, as K(self_and_total) sums them (the ids were checked) */
         tally *acc = t->acc;
-        for (Py_ssize_t p = *n_frames; p < n; p++) {
+        for (Py_ssize_t p = fb->n; p < n; p++) {
             uint32_t fn = (uint32_t)out[p];
             int64_t fresh = -(int64_t)(acc[fn].stamp != i);
             acc[fn].stamp = i;
@@ -62,28 +66,37 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
         }
         t->self[out[n - 1]] += v;
     }
-    *n_frames = n;
+    fb->n = n;
     return 0;
 malformed:
-    *error = err("sample", i, "malformed sample message");
+    *fail = (fold_fail){FOLD_TUPLE, "sample", "malformed sample message", i};
     return -1;
 }
 
-/* Every Sample record (field 2) of the serialized Profile in buf, in order. */
+/* Every Sample record (field 2) of the serialized Profile in buf, in order.
+ *
+ * The loop over the records runs with the GIL released: it is most of a large profile's read (a
+ * quarter of a second at 500k stacks), and meanwhile another thread (the CLI's warm-up) imports what
+ * the command needs next. Every buffer it touches is held here (the caller's Py_buffers, memory
+ * allocated before) and nothing in it calls the Python API except the rare resize, which takes the
+ * GIL back; failures are turned into Python objects after the loop. */
 static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t) {
-    PyObject *result = NULL, *error = NULL, *frames_obj = NULL;
+    PyObject *result = NULL, *error = NULL;
     ids locs = {0}, vals = {0};
+    fold_fail fail = {FOLD_OK, NULL, NULL, 0};
     int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
     int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
     /* Pre-sized: each location id takes at least a byte on the wire, so without inlined lines the
      * frames never outnumber the input's bytes. Pages never written cost no memory (a large block is
      * mapped, and the final resize gives the rest back); inlining past it doubles as before. */
-    Py_ssize_t cap = len < t->max_frames ? len : t->max_frames, n_frames = 0, i = 0;
-    if (cap < 4096) cap = 4096;
-    if (!offsets || !values || !(frames_obj = PyBytes_FromStringAndSize(NULL, cap * (Py_ssize_t)sizeof(FT)))) {
+    frames_buf fb = {NULL, 0, len < t->max_frames ? len : t->max_frames, NULL};
+    Py_ssize_t i = 0;
+    if (fb.cap < 4096) fb.cap = 4096;
+    if (!offsets || !values || !(fb.obj = PyBytes_FromStringAndSize(NULL, fb.cap * (Py_ssize_t)sizeof(FT)))) {
         PyErr_NoMemory(); goto done;
     }
     offsets[0] = 0;
+    fb.ts = PyEval_SaveThread();
     cursor c = {buf, buf + len};
     while (c.p < c.end) {
         uint64_t tag, n;
@@ -92,62 +105,67 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
         if (read_varint(&c, &n) || (uint64_t)(c.end - c.p) < n || i >= n_samples) goto malformed;
         cursor sample = {c.p, c.p + n};
         c.p += n;
-        if (K(fold_one)(sample, i, t, &locs, &vals, &frames_obj, &n_frames, &cap, &values[i], &error)) goto done;
-        offsets[++i] = n_frames;
+        if (K(fold_one)(sample, i, t, &locs, &vals, &fb, &values[i], &fail)) goto released;
+        offsets[++i] = fb.n;
     }
-    if (i != n_samples) goto malformed;
-    if (_PyBytes_Resize(&frames_obj, n_frames * (Py_ssize_t)sizeof(FT))) goto done;
+    if (i == n_samples) goto released;
+malformed:
+    fail = (fold_fail){FOLD_TUPLE, "profile", "malformed profile message", i};
+released:
+    PyEval_RestoreThread(fb.ts);
+    if (fail.state == FOLD_RAISED) goto done;
+    if (fail.state == FOLD_NO_MEMORY) { PyErr_NoMemory(); goto done; }
+    if (fail.state == FOLD_TUPLE) { error = err(fail.kind, fail.i, fail.msg); goto done; }
+    if (_PyBytes_Resize(&fb.obj, fb.n * (Py_ssize_t)sizeof(FT))) goto done;
     Py_ssize_t m = t->n_funcs;
     int64_t *total = PyMem_Malloc((size_t)(m ? m : 1) * 8);
     if (!total) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t x = 0; x < m; x++) total[x] = t->acc[x].total;
-    result = Py_BuildValue("(y#Oy#y#y#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), frames_obj,
+    result = Py_BuildValue("(y#Oy#y#y#)", (char *)offsets, (Py_ssize_t)((n_samples + 1) * 8), fb.obj,
                            (char *)values, (Py_ssize_t)(n_samples * 8), (char *)t->self, m * 8, (char *)total, m * 8);
     PyMem_Free(total);
-    goto done;
-malformed:
-    error = err("profile", i, "malformed profile message");
 done:
-    Py_XDECREF(frames_obj);
-    PyMem_Free(locs.data); PyMem_Free(vals.data); PyMem_Free(offsets); PyMem_Free(values);
+    Py_XDECREF(fb.obj);
+    PyMem_RawFree(locs.data); PyMem_RawFree(vals.data); PyMem_Free(offsets); PyMem_Free(values);
     return error ? error : result;
 }
 
 /* pprof's flat and cum per function in one pass; a "last stack seen" stamp counts a function once per stack. */
 static int K(self_and_total)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const int64_t *v,
                              Py_ssize_t n_funcs, int64_t *s, tally *acc) {
-    if (check_offsets(o, n, n_frames)) return -1;
+    int bad = check_offsets(o, n, n_frames);
+    if (bad) return bad;
     for (Py_ssize_t i = 0; i < n; i++) {
         /* locals: the stores to acc could alias o and v and force reloads per frame */
         const int64_t vi = v[i], lo = o[i], hi = o[i + 1];
+        uint32_t fn = 0;
         for (int64_t p = lo; p < hi; p++) {
-            uint32_t fn = (uint32_t)f[p];
-            if (fn >= (uint32_t)n_funcs) goto bad_id;
+            fn = (uint32_t)f[p];
+            if (fn >= (uint32_t)n_funcs) return BAD_FRAME;
             /* without a branch: a third of a Python profile's frames repeat in their stack
              * (trampolines, the eval loop), which a branch predictor cannot foresee */
             int64_t fresh = -(int64_t)(acc[fn].stamp != i);
             acc[fn].stamp = i;
             acc[fn].total += vi & fresh;
         }
-        s[f[hi - 1]] += vi;
+        s[fn] += vi;  /* the leaf: the last frame read (every stack has one, check_offsets says) */
     }
     return 0;
-bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
 }
 
 /* The memory category and site of every stack, from the leaf to the first deciding frame. */
 static int K(attribute)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_frames, const uint8_t *code,
                         Py_ssize_t n_codes, const int64_t *cat, const int64_t *fallback, int64_t *out_cat,
                         int64_t *out_site) {
-    if (check_offsets(o, n, n_frames)) return -1;
+    int bad = check_offsets(o, n, n_frames);
+    if (bad) return bad;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t lo = o[i], hi = o[i + 1], strong = -1, weak = -1, app = -1, carrier = -1;
         uint8_t seen = 0;  /* the kinds met so far: a position is kept only the first time */
         for (int64_t p = hi - 1; p >= lo; p--) {  /* leaf to root: the nearest frame of each kind */
-            if ((uint32_t)f[p] >= (uint32_t)n_codes) goto bad_id;
-            uint8_t fresh = code[f[p]] & ~seen;
+            uint32_t x = (uint32_t)f[p];
+            if (x >= (uint32_t)n_codes) goto bad_id;
+            uint8_t fresh = code[x] & ~seen;
             if (!fresh) continue;  /* the common case, and a well-predicted branch */
             seen |= fresh;
             if (fresh & APP) app = p;
@@ -156,27 +174,33 @@ static int K(attribute)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t 
             if (fresh & STRONG) { strong = p; break; }  /* decides; nothing nearer the root matters */
         }
         int64_t decider = strong >= 0 ? strong : weak, k;
+        /* positions found above are read again here: each read is checked again (see raise_bad) */
         if (decider >= 0) {
-            k = cat[f[decider]];
+            uint32_t x = (uint32_t)f[decider];
+            if (x >= (uint32_t)n_codes) goto bad_id;
+            k = cat[x];
         } else {
             /* raw addresses between the requester (or the root) and the first carrier after it */
             int gap = 0;
             for (int64_t p = (app >= 0 ? app : lo - 1) + 1; p < hi; p++) {
-                uint8_t c = code[f[p]];
+                uint32_t x = (uint32_t)f[p];
+                if (x >= (uint32_t)n_codes) goto bad_id;
+                uint8_t c = code[x];
                 if (c & CARRIER) break;
                 if (c & UNRESOLVED) { gap = 1; break; }
             }
+            uint32_t xc = carrier >= 0 ? (uint32_t)f[carrier] : 0;
+            if (xc >= (uint32_t)n_codes) goto bad_id;
             k = gap ? fallback[FALLBACK_UNRESOLVED]
-                : app < 0 && carrier >= 0 ? cat[f[carrier]]
+                : app < 0 && carrier >= 0 ? cat[xc]
                 : app < 0 && (seen & INTERP) ? fallback[FALLBACK_INTERP] : fallback[FALLBACK_OTHER];
         }
         out_cat[i] = k;
-        out_site[i] = f[app >= 0 ? app : hi - 1];
+        out_site[i] = f[app >= 0 ? app : hi - 1];  /* stored, never used as an index here */
     }
     return 0;
 bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
+    return BAD_FRAME;
 }
 
 /* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
@@ -281,8 +305,9 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
         for (int64_t p = hi - 1; p >= lo; p--) {
-            if (sizeof(FT) > 2 && (uint32_t)f[p] >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
-            int t = slot[f[p]];
+            uint32_t x = (uint32_t)f[p];
+            if (sizeof(FT) > 2 && x >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
+            int t = slot[x];
             if (t < 0) {
                 if (t == BAD_SLOT) goto bad_id;
                 continue;
@@ -296,8 +321,7 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
     }
     return 0;
 bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
+    return BAD_FRAME;
 }
 
 /* One byte per stack: does it hold a wanted function (root first: callers, the usual query, come early). */
@@ -306,15 +330,13 @@ static int K(stacks_with)(const int64_t *o, Py_ssize_t n, const FT *f, const uin
     for (Py_ssize_t i = 0; i < n; i++) {
         uint8_t hit = 0;
         for (int64_t p = o[i], hi = o[i + 1]; p < hi; p++) {
-            if ((uint32_t)f[p] >= (uint32_t)n_wanted) goto bad_id;
-            if (wanted[f[p]]) { hit = 1; break; }
+            uint32_t x = (uint32_t)f[p];
+            if (x >= (uint32_t)n_wanted) return BAD_FRAME;
+            if (wanted[x]) { hit = 1; break; }
         }
         out[i] = hit;  /* one store per stack: a store into out could alias o */
     }
     return 0;
-bad_id:
-    PyErr_SetString(PyExc_ValueError, "bad frame id");
-    return -1;
 }
 
 /* The next GROW_BLOCK frames of every active walk item, depth-major (one row per depth): each

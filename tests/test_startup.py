@@ -242,3 +242,18 @@ def test_the_lazy_analysis_face_exports_every_name_it_lists() -> None:
     for name in face.__all__:
         module = importlib.import_module(f"explainer.analysis.{face._WHERE[name]}")
         assert getattr(face, name) is getattr(module, name)
+
+
+# What the warm-up (explainer/cli/warmup.py) imports on the second core while the profile is read: a verb's
+# module must not import it itself, or it is imported before the read and the overlap is lost unnoticed.
+# (explainer.symbols is not among them: handoff's diff options come from explainer.analysis.diff, which needs it.)
+AFTER_THE_READ = ("explainer.report", "explainer.knowledge", "explainer.explain", "explainer.reading")
+
+
+@pytest.mark.parametrize("verb", ["analyze", "handoff", "ask"])
+def test_a_verbs_module_leaves_the_report_and_knowledge_to_the_warmup(verb: str) -> None:
+    probe = f"import json, sys\nimport explainer.cli.{verb}\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    modules = json.loads(fresh_interpreter(probe).stderr.strip().splitlines()[-1])
+    early = [m for m in modules if m.startswith(AFTER_THE_READ)]
+    assert early == [], f"explainer.cli.{verb} imports {early[:5]} before the read (see explainer.cli.warmup)"
+    assert "explainer.readers" in modules  # the read's own modules are imported before it

@@ -92,11 +92,11 @@ def model_choice(args: argparse.Namespace) -> tuple[LlmSettings, str]:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from explainer.explain import Conversation
-
     settings, mode = model_choice(args)
     budget = budget_from(args)
     profile = load_profile(args)
+    from explainer.explain import Conversation  # after the read: the warm-up imports it meanwhile
+
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
     conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
     with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server

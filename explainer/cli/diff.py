@@ -21,7 +21,9 @@ from explainer.cli.terminal import json_text
 from explainer.errors import QueryError
 from explainer.model import Profile
 from explainer.readers import read_file_bytes, read_pair_bytes, read_stdin_bytes
-from explainer.report.diff import to_json, to_markdown, to_text
+
+# explainer.report.diff is imported by run() after the profiles are read: handoff imports this module
+# for its baseline options, and its report modules load on the warm-up's thread (explainer.cli.warmup).
 
 BASELINE_SERVER_FLAGS = {  # baseline flag -> the attribute of the new side's server flag it replaces
     "baseline_from": "start",
@@ -152,6 +154,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     write_outputs(after, args.output, args)
     write_outputs(before, args.baseline_output, args)
     diff = diff_profiles(before, after, floor_from(args))
+    from explainer.report.diff import to_json, to_markdown, to_text
+
     if args.format == "json":
         out.write(json_text(to_json(diff, args.top)))
         out.write("\n")

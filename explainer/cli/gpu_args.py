@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from explainer import units
 from explainer.errors import QueryError
-from explainer.knowledge.visibility import Budget
-from explainer.knowledge.vllm_log import VllmLog, read_log
+
+if TYPE_CHECKING:
+    from explainer.knowledge.visibility import Budget
+
+# The knowledge package is imported only when a budget is given: a command's read then starts
+# without it, and the program's warm-up imports it on the second core during the read.
 
 
 def add_gpu_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +57,9 @@ def budget_from(args: argparse.Namespace) -> Budget | None:
     path = getattr(args, "vllm_log", None)
     if gpu is None and util is None and kv is None and path is None:
         return None
+    from explainer.knowledge.visibility import Budget
+    from explainer.knowledge.vllm_log import VllmLog, read_log
+
     return Budget(
         _size("--gpu-memory", gpu) if gpu is not None else None,
         _fraction(util) if util is not None else None,

@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from explainer.analysis.peak import Window, find_peak
-from explainer.analysis.summary import Options, summarize
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
@@ -23,7 +22,9 @@ from explainer.cli.sources import add_source_arguments, load_profile, read_optio
 from explainer.errors import ModelUnavailableError, QueryError
 from explainer.model import Profile
 from explainer.readers import read_path
-from explainer.report.handoff import handoff_markdown
+
+# The summary and the report are imported by run() after the profile is read: during the read the
+# program's warm-up imports them on the second core (explainer.cli.warmup.WARMS).
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -139,6 +140,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
+    from explainer.analysis.summary import Options, summarize
+    from explainer.report.handoff import handoff_markdown
+
     summary = summarize(profile, Options(top=args.top))
     report = handoff_markdown(
         profile,

@@ -192,22 +192,34 @@ def run() -> int:
     Importing a verb (numpy, protobuf, our modules) leaves tens of thousands of objects that
     live until the process ends and hold almost no garbage; the collector would walk them over
     and over while they are imported, and once more at exit (together about 20 ms of ``analyze``
-    on a small file). So it is off while the verb's
-    modules are imported, which are then frozen (never walked again) before it is turned back
-    on for the work itself. In-process callers (tests, the app) use :func:`main` and keep their
-    collector as it is.
+    on a small file). So it is off while the verb's modules are imported, which are then frozen
+    (never walked again) before it is turned back on for the work itself. A verb that reads a
+    profile imports the rest of its modules on a second thread during the read (:mod:`warmup`):
+    then the collector stays off until that window closes, and the freeze comes after it, so what
+    the thread imported is frozen too. In-process callers (tests, the app) use :func:`main` and
+    keep their collector as it is, and read without a warm-up.
     """
     _one_blas_thread()  # before the verb's modules import numpy
     argv = sys.argv[1:]
     verb = verb_in(argv)
     if verb and "_ARGCOMPLETE" not in os.environ:
         gc.disable()
+        settled = False
         try:
             importlib.import_module(f"explainer.cli.{VERBS[verb][0]}")
+            from explainer.cli import warmup
+
+            settled = warmup.arm(verb, on_close=_settle) is not None  # _settle then runs when the read ends
         finally:
-            gc.freeze()
-            gc.enable()
+            if not settled:
+                _settle()
     return main(argv)
+
+
+def _settle() -> None:
+    """The start-up's imports are over: keep them out of every later collection, and collect again."""
+    gc.freeze()
+    gc.enable()
 
 
 if __name__ == "__main__":  # pragma: no cover

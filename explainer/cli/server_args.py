@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, TextIO
 from explainer.errors import QueryError
 from explainer.pyroscope.defaults import DEFAULT_MAX_NODES, DEFAULT_TIMEOUT, ENV_URL
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED
-from explainer.symbols import clean
+
+# explainer.symbols (clean) is imported where a label or a note is shown: every command that reads a
+# profile imports this module, and the symbols package loads on the second core during the read.
 
 if TYPE_CHECKING:  # the Pyroscope modules (HTTP among them) are imported only when a server is queried
     import requests
@@ -173,6 +175,8 @@ def _labels(args: argparse.Namespace) -> list[tuple[str, str]]:
     for item in args.label or ():
         name, sep, value = str(item).partition("=")
         if not sep:
+            from explainer.symbols import clean
+
             raise QueryError(f"--label wants NAME=VALUE, got {clean(item, 60)!r}")
         out.append((name.strip(), value))
     return out
@@ -257,6 +261,8 @@ class Progress:
         self._drawn = False
 
     def note(self, text: str) -> None:
+        from explainer.symbols import clean
+
         self._text = clean(text, 70)
 
     def __enter__(self) -> Progress:

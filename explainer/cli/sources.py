@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from explainer.cli import warmup
 from explainer.cli.argtypes import byte_count
 from explainer.cli.server_args import add_server_arguments, load_from_server
 from explainer.errors import QueryError
@@ -61,12 +62,15 @@ def load_profile(args: argparse.Namespace, *, name: str = "source") -> Profile:
             raise QueryError(f"give {name.upper()}, --server or --demo, not more than one")
         from explainer.demo import demo_profile
 
-        return demo_profile()
+        with warmup.reading():  # built in Python, holding the GIL: no window, but it ends as a read does
+            return demo_profile()
     if getattr(args, "server", None):
-        return load_from_server(args)
+        with warmup.reading(server=True):  # the HTTP wait is the window
+            return load_from_server(args)
     if not path:
         raise QueryError("give a profile file, --demo, or --server URL to query Pyroscope")
-    if path == "-":
-        options = read_options(args)
-        return read_bytes(read_stdin_bytes(options), options, location="<stdin>")
-    return read_path(path, read_options(args))
+    options = read_options(args)
+    with warmup.reading() as overlap:  # the inflate and the fold: the command's next imports meanwhile
+        if path == "-":
+            return read_bytes(read_stdin_bytes(options), options, location="<stdin>", overlap=overlap)
+        return read_path(path, options, overlap=overlap)

@@ -8,9 +8,12 @@ anything else       -> pprof protobuf (validated; garbage fails there with a cle
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import importlib
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -86,11 +89,56 @@ def _digest_and_inflate(data: Data, max_decompressed: int) -> tuple[str, Data]:
     return hasher.hexdigest(), raw
 
 
-def read_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "", kind: str = "file") -> Profile:
-    """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`."""
+OVERLAP_MIN = 1 << 20
+"""Inputs smaller than this read without ``overlap``: their inflate and decode take a few ms, and a
+thread beside them would only cost GIL hand-offs (each release by the read can wait up to the
+interpreter's 5 ms switch interval to get the GIL back)."""
+
+# the module that reads each format, imported by the branch that reads it (folded is always loaded)
+_READER = {"pprof": "explainer.readers.pprof", "json": "explainer.readers.flamegraph"}
+# what text may be decoded with (a BOM; json's detection of UTF-16 and UTF-32): codecs load on first use
+_TEXT_CODECS = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
+
+
+def prepare_read(fmt: str) -> None:
+    """Import everything reading ``fmt`` (``pprof``, ``json`` or ``folded``) may import, so that the read
+    itself imports nothing (the CLI's warm-up imports on another thread meanwhile)."""
+    if fmt in _READER:
+        importlib.import_module(_READER[fmt])
+    if fmt != "pprof":
+        for name in _TEXT_CODECS:
+            codecs.lookup(name)
+
+
+def _import_reader(data: Data) -> None:
+    """Prepare the read of the format ``data``'s inflated head sniffs as (pprof when the head says nothing)."""
+    try:
+        fmt = sniff(limits.head(data))
+    except FormatError:  # blank so far: the full sniff decides, the pprof reader is the likely one
+        fmt = "pprof"
+    prepare_read(fmt)
+
+
+def read_bytes(
+    data: Data,
+    options: ReadOptions | None = None,
+    *,
+    location: str = "",
+    kind: str = "file",
+    overlap: Callable[[], None] | None = None,
+) -> Profile:
+    """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`.
+
+    ``overlap`` is called once the read has imported all it will (the reader of the format), just
+    before the inflate and the decode, which run mostly without the GIL: the CLI's warm-up
+    (``explainer.cli.warmup``) imports the command's next modules on another core meanwhile. It is
+    not called for inputs under :data:`OVERLAP_MIN` bytes."""
     options = options or ReadOptions()
     budget = options.cost or CostBudget.from_env()
     limits.check_input_size(data, options.input_limit)  # before unpacking: the compressed size
+    if overlap is not None and len(data) >= OVERLAP_MIN:
+        _import_reader(data)
+        overlap()
     digest, raw = _digest_and_inflate(data, options.max_decompressed)
     del data  # the compressed bytes are not needed any more: a large profile's peak is smaller without them
     fmt = sniff(raw)
@@ -130,8 +178,10 @@ def read_stdin_bytes(options: ReadOptions | None = None, fd: int = 0) -> Data:
     return read_stdin((options or ReadOptions()).input_limit, fd)
 
 
-def read_path(path: str | Path, options: ReadOptions | None = None) -> Profile:
-    return read_bytes(read_file_bytes(path, options), options, location=str(path))
+def read_path(
+    path: str | Path, options: ReadOptions | None = None, *, overlap: Callable[[], None] | None = None
+) -> Profile:
+    return read_bytes(read_file_bytes(path, options), options, location=str(path), overlap=overlap)
 
 
 def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location: str = "") -> tuple[Profile, Profile]:
@@ -153,6 +203,7 @@ def read_pair_bytes(data: Data, options: ReadOptions | None = None, *, location:
 __all__ = [
     "ReadOptions",
     "Source",
+    "prepare_read",
     "read_bytes",
     "read_file_bytes",
     "read_pair_bytes",

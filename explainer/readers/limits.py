@@ -109,6 +109,28 @@ def gunzip(data: Data, limit: int = DEFAULT_MAX_DECOMPRESSED) -> Data:
     return out
 
 
+def head(data: Data, size: int = 1 << 16) -> bytes:
+    """At most the first ``size`` bytes of ``data`` as inflated (through every gzip layer), without
+    inflating the rest: enough to sniff the format before the whole read. A damaged stream gives what
+    came before the damage (the full inflate reports it)."""
+    src: Data = data
+    room = 4 * size  # a layer with gzip inside must give its inner layer enough to start from
+    for _ in range(MAX_GZIP_LAYERS):
+        if not is_gzip(src):
+            break
+        inflater = inflating.decompressobj(_GZIP_WBITS)
+        out = bytearray()
+        try:
+            for piece in _slices(src):  # input in small slices: the unconsumed tail is never the whole file
+                out += inflater.decompress(piece, room - len(out))
+                if len(out) >= room or inflater.eof:
+                    break
+        except _INFLATE_ERRORS:
+            pass
+        src = out
+    return bytes(src[:size])
+
+
 _TRUSTED_RATIO = 64
 """The largest compression ratio whose stated size :func:`_one_member` believes. Profiles gzip 2 to
 10 times; a bomb's ratio is in the hundreds or thousands, so its trailer is never trusted."""
