@@ -9,7 +9,7 @@ from typing import Any
 from explainer import units
 from explainer.knowledge.visibility import Budget
 from explainer.knowledge.vllm_log import MAX_BYTES, parse
-from explainer.ui import lazy
+from explainer.ui import expanders
 
 MAX_LOG_CHARS = 200_000  # pasted log text beyond this is not read
 KEYS = ("gpu_memory", "gpu_util", "vllm_log")
@@ -19,7 +19,8 @@ def sidebar(st: Any) -> tuple[Budget, list[str]]:
     """The budget the fields give, and one line per field that could not be read."""
     errors: list[str] = []
     gpu_text = util_text = log_text = ""
-    box, draw = lazy.expander(st, "GPU budget (where is the rest?)", lazy.BUDGET, lazy.has_any(st, *KEYS))
+    holds_value = expanders.has_any(st, *KEYS)
+    box, draw = expanders.expander(st, "GPU budget (where is the rest?)", expanders.BUDGET, holds_value)
     with box:
         if draw:
             gpu_text = st.text_input("GPU memory", placeholder="80GB", key=KEYS[0]).strip()

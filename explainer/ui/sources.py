@@ -22,7 +22,7 @@ from explainer.errors import SizeLimitError
 from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
-from explainer.ui import gate, lazy
+from explainer.ui import expanders, gate
 from explainer.ui.cache import SHARED, input_key
 from explainer.ui.friendly import friendly
 from explainer.ui.pyroscope_form import AUTH, panel
@@ -202,7 +202,8 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
     # "Clear baseline" gives the uploader a new key: a fresh, empty widget
     baseline_key = f"upload_baseline_{state.baseline_rev}" if state.baseline_rev else "upload_baseline"
     baseline: Profile | None = None
-    box, draw = lazy.expander(st, "Compare with a baseline (optional)", lazy.BASELINE, lazy.has_any(st, baseline_key))
+    holds_file = expanders.has_any(st, baseline_key)
+    box, draw = expanders.expander(st, "Compare with a baseline (optional)", expanders.BASELINE, holds_file)
     with box:
         if draw:
             baseline, err = _uploaded_profile(
@@ -217,7 +218,8 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
                 errors.append(f"Baseline: {err}")
         else:
             state.uploads.pop("baseline", None)  # as the empty uploader does
-    box, draw = lazy.expander(st, "Reading options", lazy.READING, lazy.has_any(st, "read_unit", empty=UNITS[0]))
+    unit_set = expanders.has_any(st, "read_unit", empty=UNITS[0])
+    box, draw = expanders.expander(st, "Reading options", expanders.READING, unit_set)
     with box:
         if draw:
             st.selectbox(

@@ -1,4 +1,4 @@
-"""The sidebar's lazy expanders (explainer/ui/lazy.py), alone and driven by AppTest.
+"""The sidebar's lazy expanders (explainer/ui/expanders.py), alone and driven by AppTest.
 
 A collapsed expander draws no widgets (a new page costs the browser less); opening it draws them; a
 widget that holds a value stays drawn when its expander closes again, so nothing typed or uploaded
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import use_packaged_streamlit_settings
-from explainer.ui import lazy
+from explainer.ui import expanders
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -45,16 +45,16 @@ class _St:
 )
 def test_expander_draws_when_open_or_holding_a_value(open_: bool | None, values: dict[str, Any], drawn: bool) -> None:
     st = _St(open_, values)
-    _, draw = lazy.expander(st, "GPU budget", lazy.BUDGET, lazy.has_any(st, "gpu_memory", "gpu_util"))
+    _, draw = expanders.expander(st, "GPU budget", expanders.BUDGET, expanders.has_any(st, "gpu_memory", "gpu_util"))
     assert draw is drawn
-    assert st.asked == {"label": "GPU budget", "key": lazy.BUDGET, "on_change": "rerun"}
+    assert st.asked == {"label": "GPU budget", "key": expanders.BUDGET, "on_change": "rerun"}
 
 
 def test_a_default_value_is_empty() -> None:
     st = _St(False, {"read_unit": "auto"})
-    assert not lazy.has_any(st, "read_unit", empty="auto")()
+    assert not expanders.has_any(st, "read_unit", empty="auto")()
     st.session_state["read_unit"] = "bytes"
-    assert lazy.has_any(st, "read_unit", empty="auto")()
+    assert expanders.has_any(st, "read_unit", empty="auto")()
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_collapsed_expanders_draw_no_widgets_until_opened(app: AppTest) -> None:
         "GPU budget (where is the rest?)",
     ]
     assert not app.file_uploader and not app.sidebar.selectbox and not app.text_input and not app.text_area
-    for key in (lazy.BASELINE, lazy.READING, lazy.BUDGET):
+    for key in (expanders.BASELINE, expanders.READING, expanders.BUDGET):
         app.session_state[key] = True
     app.run()
     assert not app.exception
@@ -80,10 +80,10 @@ def test_collapsed_expanders_draw_no_widgets_until_opened(app: AppTest) -> None:
 
 
 def test_a_typed_budget_survives_its_expander_closing(app: AppTest) -> None:
-    app.session_state[lazy.BUDGET] = True
+    app.session_state[expanders.BUDGET] = True
     app.run()
     app.text_input(key="gpu_memory").set_value("80GB").run()
-    app.session_state[lazy.BUDGET] = False  # the user collapses it
+    app.session_state[expanders.BUDGET] = False  # the user collapses it
     app.run()
     assert app.text_input(key="gpu_memory").value == "80GB"  # still drawn, so Streamlit keeps it
     app.chat_input[0].set_value("where is the rest?").run()
