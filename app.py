@@ -54,47 +54,56 @@ views.headline(st, summary, page.label)
 pyroscope_form.loaded_query(st, page.profile, st.secrets)
 if page.baseline is not None:
     diffview.banner(st, state, page.baseline)
-# answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
-names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
-tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
-with tabs["Ask"]:
-    mode = chat.mode_switch(st, settings)
-    chat.panel(
-        st,
-        state,
-        lambda m: cluster_chat.with_cluster(
-            st, chat.conversation(state, page.profile, page.baseline, settings, m, gpu_budget)
-        ),
-        mode,
-        settings.describe() if settings.configured else "offline",
-        chat.greeting(summary, page.label),
-    )
-    sandwich.follow_answers(state)
-    sandwich.answer_button(st, state)
-    chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget))
-with tabs["Flame graph"]:
-    # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
-    data = gate.shown(st, lambda: flamegraph.shared(summary.profile))
-    if data is not None:
-        flamegraph.show(
-            st, state, summary.profile, data, lambda name: sandwich.select(st, state, name, "the sandwich's function")
+
+
+# The tabs are a fragment: opening a tab, a chat question or a click in a view reruns only them, so the
+# browser does not redraw the sidebar and the headline each time (most of a later page's time is the
+# browser drawing elements, not this script: issue 27). Everything they read is fixed by the full run above.
+@st.fragment
+def panel() -> None:
+    # answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
+    names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
+    tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
+    with tabs["Ask"]:
+        mode = chat.mode_switch(st, settings)
+        chat.panel(
+            st,
+            state,
+            lambda m: cluster_chat.with_cluster(
+                st, chat.conversation(state, page.profile, page.baseline, settings, m, gpu_budget)
+            ),
+            mode,
+            settings.describe() if settings.configured else "offline",
+            chat.greeting(summary, page.label),
         )
-    exports.downloads(st, page.profile, page.label)
-# the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
-# grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
-with tabs["Top functions"]:
-    if tabs["Top functions"].open is not False:
-        frame = gate.shown(st, lambda: views.shared_table(summary))
-        pick = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
-        if frame is not None:
-            views.top_table(st, frame, summary.unit, pick)
-with tabs[sandwich.TAB]:
-    if tabs[sandwich.TAB].open is not False:
-        sandwich.show(st, state, summary)
-with tabs["Call chain"]:
-    if tabs["Call chain"].open is not False:
-        views.heaviest_chain(st, summary)
-if page.baseline is not None:
-    with tabs[diffview.TAB]:
-        if tabs[diffview.TAB].open is not False:
-            diffview.show(st, state, page.profile, page.baseline)
+        sandwich.follow_answers(state)
+        sandwich.answer_button(st, state)
+        chat.download(st, chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget))
+    with tabs["Flame graph"]:
+        # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
+        data = gate.shown(st, lambda: flamegraph.shared(summary.profile))
+        if data is not None:
+            pick = lambda name: sandwich.select(st, state, name, "the sandwich's function")  # noqa: E731
+            flamegraph.show(st, state, summary.profile, data, pick)
+        exports.downloads(st, page.profile, page.label)
+    # the tables and the sandwich are drawn when their tab is open: a page opens without loading the data
+    # grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
+    with tabs["Top functions"]:
+        if tabs["Top functions"].open is not False:
+            frame = gate.shown(st, lambda: views.shared_table(summary))
+            pick_row = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
+            if frame is not None:
+                views.top_table(st, frame, summary.unit, pick_row)
+    with tabs[sandwich.TAB]:
+        if tabs[sandwich.TAB].open is not False:
+            sandwich.show(st, state, summary)
+    with tabs["Call chain"]:
+        if tabs["Call chain"].open is not False:
+            views.heaviest_chain(st, summary)
+    if page.baseline is not None:
+        with tabs[diffview.TAB]:
+            if tabs[diffview.TAB].open is not False:
+                diffview.show(st, state, page.profile, page.baseline)
+
+
+panel()

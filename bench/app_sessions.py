@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The app under several sessions: page open to flame graph drawn, and the server's memory.
 
-usage: python bench/app_sessions.py [PROFILE] [--sessions N]   (default: the 500k bench profile)
+usage: python bench/app_sessions.py [PROFILE] [--sessions N] [--same-browser] [--floor]
+       python bench/app_sessions.py [PROFILE] --vs-floor [--rounds R] [--sessions N]
+(default: the 500k bench profile)
 
 Starts what ``explainer app PROFILE`` runs (:func:`explainer.cli.app.streamlit_command`: the
 packaged script and settings) on a free localhost port, then opens N pages one after the other in
@@ -15,6 +17,14 @@ is measured while it warms. Each page gets a fresh browser profile (nothing cach
 ``--same-browser`` opens pages 2..N as new tabs of the first page's browser instead (a new session
 whose browser already holds Streamlit's scripts, which are served as immutable). Appends a Markdown
 table to bench/results-app.md and prints it. Needs /usr/bin/chromium and the playwright package.
+
+``--vs-floor`` measures the app against the bare-Streamlit floor (bench/app_floor.py) in the same
+run, as issue 27's targets ask: R rounds, each a fresh browser and server for the app and then for
+the floor (the order alternates between rounds), N sessions each as tabs of one browser. Per round
+it takes the ratio app/floor of the first session's time to the flame graph drawn, and of the
+median of the later sessions'; the verdict is on the median of the rounds' ratios (the fastest app
+run over the fastest floor run, "best of R", is printed beside it), PASS/FAIL against 1.1x (first)
+and 1.15x (later), with the load.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -46,6 +57,7 @@ DRAWN_JS = """(n) => { const roots = [document], found = [];
   return found.some((el) => el.offsetWidth > 0 && Number(el.dataset.drawn || 0) > n); }"""
 VIEWPORT = {"width": 1500, "height": 1100}
 TARGETS = {"first": 2.5, "second": 1.0, "extra_mib": 30.0}
+RATIO_TARGETS = {"first": 1.1, "later": 1.15}  # app/floor, issue 27
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,7 @@ class Row:
     drawn: float  # goto to the flame graph drawn, s
     sent: int  # websocket messages the page sent
     received_kb: float  # websocket bytes the page received
+    messages: int  # websocket messages the page received: each is one more update the browser draws
     rss: float  # server RSS after, MiB
     load: float
 
@@ -102,11 +115,12 @@ def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[
     """One new page (a new session) in ``browser`` (a browser or one of its contexts): the figures of
     :class:`Row`, and the page, kept open."""
     page = browser.new_page()
-    traffic = {"sent": 0, "received": 0}
+    traffic = {"sent": 0, "received": 0, "messages": 0}
 
     def watch(ws: Any) -> None:
         ws.on("framesent", lambda _: traffic.__setitem__("sent", traffic["sent"] + 1))
-        ws.on("framereceived", lambda f: traffic.__setitem__("received", traffic["received"] + len(f)))
+        ws.on("framereceived", lambda f: traffic.update(received=traffic["received"] + len(f),
+                                                        messages=traffic["messages"] + 1))  # fmt: skip
 
     page.on("websocket", watch)
     load = os.getloadavg()[0]
@@ -119,10 +133,35 @@ def open_session(browser: Any, url: str, number: int, server_pid: int) -> tuple[
     page.wait_for_function(DRAWN_JS, arg=MIN_BARS, timeout=180_000, polling=20)
     drawn = time.monotonic() - t0
     time.sleep(1.0)  # let the session's runs finish after the chart is drawn
-    row = Row(number, first_output, drawn, traffic["sent"], traffic["received"] / 1000, rss_mib(server_pid), load)
+    row = Row(number, first_output, drawn, traffic["sent"], traffic["received"] / 1000, traffic["messages"],
+              rss_mib(server_pid), load)  # fmt: skip
     print(f"session {number}: output {first_output:.2f} s, drawn {drawn:.2f} s, sent {row.sent}, "
-          f"received {row.received_kb:.0f} KB, server {row.rss:.0f} MiB, load {load:.2f}", flush=True)  # fmt: skip
+          f"received {row.received_kb:.0f} KB in {row.messages} messages, server {row.rss:.0f} MiB, "
+          f"load {load:.2f}", flush=True)  # fmt: skip
     return row, page
+
+
+def one_run(pw: Any, profile: Path, sessions: int, same_browser: bool, floor: bool) -> tuple[float, list[Row]]:
+    """A fresh browser and a fresh server (the app, or the floor), ``sessions`` pages opened one after
+    the other and kept open: the server's RSS at its health check and one :class:`Row` per page."""
+    port = free_port()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)  # first: its start-up is not ours
+    server = start_server(profile, port, floor)
+    rows: list[Row] = []
+    try:
+        idle = rss_mib(server.pid)
+        pages = []
+        shared = browser.new_context(viewport=VIEWPORT)
+        for i in range(sessions):
+            where = shared if same_browser or i == 0 else browser.new_context(viewport=VIEWPORT)
+            row, page = open_session(where, f"http://127.0.0.1:{port}", i + 1, server.pid)
+            rows.append(row)
+            pages.append(page)  # kept open: every session stays alive
+        browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return idle, rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,38 +170,86 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=4, help="pages to open one after the other (default 4)")
     parser.add_argument("--same-browser", action="store_true", help="pages 2..N as tabs of the first one's browser")
     parser.add_argument("--floor", action="store_true", help="serve bench/app_floor.py: Streamlit's own page cost")
+    parser.add_argument(
+        "--vs-floor", action="store_true", help="app and floor interleaved, same browser: ratios and PASS/FAIL"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="--vs-floor: app+floor pairs to run (default 3)")
     parser.add_argument("--no-record", action="store_true", help="print only; do not append to results-app.md")
     args = parser.parse_args(argv)
     profile = args.profile or next((REPO / "bench" / ".work").glob("gpu-500000-seed1-*.pb.gz"), None)
     if profile is None or not profile.is_file():
         print("bench: error: no profile (run `make bench` once to generate the 500k one)", file=sys.stderr)
         return 2
+    if args.sessions < 1 or args.rounds < 1 or (args.vs_floor and args.sessions < 2):
+        print("bench: error: --sessions must be >= 1 (>= 2 with --vs-floor), --rounds >= 1", file=sys.stderr)
+        return 2
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    with sync_playwright() as pw:  # chromium first: its start-up is not the app's
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        server = start_server(profile, port, args.floor)
-        rows: list[Row] = []
-        try:
-            idle = rss_mib(server.pid)
-            pages = []
-            shared = browser.new_context(viewport=VIEWPORT)
-            for i in range(args.sessions):
-                where = shared if args.same_browser or i == 0 else browser.new_context(viewport=VIEWPORT)
-                row, page = open_session(where, f"http://127.0.0.1:{port}", i + 1, server.pid)
-                rows.append(row)
-                pages.append(page)  # kept open: every session stays alive
-            browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
-    text = report(profile, idle, rows, args.same_browser, args.floor)
+    with sync_playwright() as pw:
+        if args.vs_floor:
+            pairs = []
+            for r in range(args.rounds):
+                # alternate which goes first, so a drift in the machine's load falls on both sides
+                order = (False, True) if r % 2 == 0 else (True, False)
+                got: dict[bool, list[Row]] = {}
+                for floor in order:
+                    print(f"round {r + 1}: {'floor' if floor else 'app'}", flush=True)
+                    got[floor] = one_run(pw, profile, args.sessions, True, floor)[1]
+                pairs.append((got[False], got[True]))
+            text = vs_floor_report(profile, pairs)
+        else:
+            idle, rows = one_run(pw, profile, args.sessions, args.same_browser, args.floor)
+            text = report(profile, idle, rows, args.same_browser, args.floor)
     print(text, end="")
     if not args.no_record:
         with RESULTS.open("a", encoding="utf-8") as f:
             f.write(text)
     return 0
+
+
+def vs_floor_report(profile: Path, pairs: list[tuple[list[Row], list[Row]]]) -> str:
+    """The paired figures of ``--vs-floor``: per round, the app's and the floor's first session and the
+    median of their later sessions, each ratio app/floor; then the verdict on the median of the rounds'
+    ratios (best of n, the fastest app run over the fastest floor run, is printed beside it)."""
+    lines = [
+        "",
+        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `python bench/app_sessions.py --vs-floor --rounds {len(pairs)} "
+        f"--sessions {len(pairs[0][0])}` on {profile.name}",
+        "",
+        "Each round starts a fresh browser and server for the app (`explainer app PROFILE`) and for the floor "
+        "(bench/app_floor.py: the tab row and the flame graph), one after the other (the order alternates), "
+        "and opens the sessions as tabs of one browser. Times are page open to flame graph drawn; "
+        "later = median of sessions 2.. of that run.",
+        "",
+        "| round | app first, s | floor first, s | first ratio | app later, s | floor later, s | later ratio "
+        "| app KB / messages | floor KB / messages | load |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    firsts, laters = [], []
+    for i, (app, floor) in enumerate(pairs, 1):
+        a_later = statistics.median(r.drawn for r in app[1:])
+        f_later = statistics.median(r.drawn for r in floor[1:])
+        firsts.append(app[0].drawn / floor[0].drawn)
+        laters.append(a_later / f_later)
+        loads = [r.load for r in app + floor]
+        lines.append(
+            f"| {i} | {app[0].drawn:.2f} | {floor[0].drawn:.2f} | {firsts[-1]:.2f} | {a_later:.2f} | {f_later:.2f} "
+            f"| {laters[-1]:.2f} | {app[1].received_kb:.0f} / {app[1].messages} "
+            f"| {floor[1].received_kb:.0f} / {floor[1].messages} "
+            f"| {min(loads):.2f}-{max(loads):.2f} |"
+        )
+    best_first = min(a[0].drawn for a, _ in pairs) / min(f[0].drawn for _, f in pairs)
+    best_later = min(r.drawn for a, _ in pairs for r in a[1:]) / min(r.drawn for _, f in pairs for r in f[1:])
+    first, later = statistics.median(firsts), statistics.median(laters)
+    verdict = lambda ratio, target: "PASS" if ratio <= target else "FAIL"  # noqa: E731
+    lines += [
+        "",
+        f"- first session, app/floor: median of rounds {first:.2f}x (target <= {RATIO_TARGETS['first']}x): "
+        f"{verdict(first, RATIO_TARGETS['first'])}; best of {len(pairs)}: {best_first:.2f}x",
+        f"- later sessions, app/floor: median of rounds {later:.2f}x (target <= {RATIO_TARGETS['later']}x): "
+        f"{verdict(later, RATIO_TARGETS['later'])}; best of {len(pairs)}: {best_later:.2f}x",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def report(profile: Path, idle: float, rows: list[Row], same_browser: bool = False, floor: bool = False) -> str:

@@ -1,72 +1,75 @@
-#!/usr/bin/env python3
-"""Two commands timed in turn (A B A B ...): the median of the pairwise ratios B/A, wall and CPU, with the load.
+"""Two commands timed in turn (A B A B ...): the median of the pairwise B/A ratios, wall and CPU.
 
-usage: python bench/paired.py [--pairs 9] [--env-a K=V ...] [--env-b K=V ...] -- A ARGS... --- B ARGS...
+Other jobs on a shared machine slow whichever command runs while they do; running the two in turn
+and taking the median of the ratios of each pair cancels most of that, where two separate series
+would not. The 1-minute load average is recorded at the start and the end.
 
-Each run is its own process; its CPU is the child's user+system time (``os.wait4``). A pair's ratio
-cancels most of a shared machine's drift, and the median of the ratios what is left; the 1-minute
-load average is printed beside the figures. Used for issue 27's "ask at most 1.08x analyze"
-(``bench/results.md``, "Issue 27: ask's start-up").
+    python bench/paired.py --pairs 9 --a "python -m explainer analyze F --format json" \\
+        --b "python -m explainer handoff F --llm offline"
+
+Each command runs with its output discarded; a non-zero exit stops the run.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shlex
 import statistics
 import subprocess
 import sys
 import time
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``argv`` (its output discarded)."""
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system of the child) seconds of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"exit {proc.returncode}: {' '.join(argv)}")
-    return wall, usage.ru_utime + usage.ru_stime
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=9)
-    parser.add_argument("--env-a", action="append", default=[], metavar="K=V", help="environment of A only")
-    parser.add_argument("--env-b", action="append", default=[], metavar="K=V", help="environment of B only")
-    parser.add_argument("commands", nargs=argparse.REMAINDER, help="-- A ARGS... --- B ARGS...")
-    args = parser.parse_args()
-    words = args.commands[1:] if args.commands[:1] == ["--"] else args.commands
-    if "---" not in words:
-        parser.error("give two commands: -- A ARGS... --- B ARGS...")
-    cut = words.index("---")
-    a, b = words[:cut], words[cut + 1 :]
-    env_a = {**os.environ, **dict(kv.split("=", 1) for kv in args.env_a)}
-    env_b = {**os.environ, **dict(kv.split("=", 1) for kv in args.env_b)}
-    timed(a, env_a), timed(b, env_b)  # warm the page cache once, not counted
-    walls: list[float] = []
-    cpus: list[float] = []
-    a_walls: list[float] = []
-    b_walls: list[float] = []
-    loads = [os.getloadavg()[0]]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--a", required=True, help="the reference command")
+    ap.add_argument("--b", required=True, help="the command compared with it")
+    ap.add_argument("--a-path", default="", help="PYTHONPATH for A (a tree to compare with)")
+    ap.add_argument("--b-path", default="", help="PYTHONPATH for B")
+    ap.add_argument("--pairs", type=int, default=9)
+    ap.add_argument("--label", default="")
+    args = ap.parse_args(argv)
+    envs = []
+    for path in (args.a_path, args.b_path):
+        env = dict(os.environ)
+        if path:
+            env["PYTHONPATH"] = path
+        envs.append(env)
+    cmds = [shlex.split(args.a), shlex.split(args.b)]
+    for cmd, env in zip(cmds, envs, strict=True):  # warm the page cache and the byte-code once
+        run(cmd, env)
+    load_start = os.getloadavg()[0]
+    a_runs, b_runs = [], []
     for _ in range(args.pairs):
-        wall_a, cpu_a = timed(a, env_a)
-        wall_b, cpu_b = timed(b, env_b)
-        walls.append(wall_b / wall_a)
-        cpus.append(cpu_b / cpu_a)
-        a_walls.append(wall_a)
-        b_walls.append(wall_b)
-        loads.append(os.getloadavg()[0])
-    print(f"A: {' '.join(a)}\nB: {' '.join(b)}")
+        a_runs.append(run(cmds[0], envs[0]))
+        b_runs.append(run(cmds[1], envs[1]))
+    load_end = os.getloadavg()[0]
+    wall = statistics.median(b[0] / a[0] for a, b in zip(a_runs, b_runs, strict=True))
+    cpu = statistics.median(b[1] / a[1] for a, b in zip(a_runs, b_runs, strict=True))
+
+    def med(runs: list[tuple[float, float]], i: int) -> float:
+        return statistics.median(r[i] for r in runs)
+
     print(
-        f"B/A median of {args.pairs} pairwise ratios: {statistics.median(walls):.3f}x wall, "
-        f"{statistics.median(cpus):.3f}x CPU; A median {statistics.median(a_walls):.3f} s, "
-        f"B median {statistics.median(b_walls):.3f} s; load {min(loads):.2f}-{max(loads):.2f}"
+        f"{args.label or 'B/A'}: {wall:.3f}x wall, {cpu:.3f}x CPU ({args.pairs} pairs); "
+        f"A median {med(a_runs, 0):.3f} s wall {med(a_runs, 1):.3f} s CPU, fastest {min(r[0] for r in a_runs):.3f} s; "
+        f"B median {med(b_runs, 0):.3f} s wall {med(b_runs, 1):.3f} s CPU, fastest {min(r[0] for r in b_runs):.3f} s; "
+        f"load {load_start:.1f}-{load_end:.1f}"
     )
-    sys.stdout.flush()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import use_packaged_streamlit_settings
 from explainer.model import Profile, ProfileBuilder, SampleType
 from explainer.readers.flamegraph import encode_flamegraph
-from explainer.ui import flamegraph, pyroscope_form, sources
+from explainer.ui import expanders, flamegraph, pyroscope_form, sources
 from explainer.writers import to_folded, to_pprof
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -408,7 +408,11 @@ def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     before.add(["main", "Worker.run", "Helper.small"], 1_000_000_000)
     before.add(["main", "other_path"], 500_000_000)
     baseline = ("before.folded", to_folded(before.build()).encode(), "text/plain")
+    at.session_state[expanders.BASELINE] = True  # its uploader is drawn once the expander is open
+    at.run()
     at.file_uploader(key="upload_baseline").set_value(baseline)
+    at.run()
+    at.session_state[expanders.BASELINE] = False  # collapsed again: the uploader holding a file stays drawn
     at.run()
     at.session_state["panel"] = "Diff"  # the diff is built when its tab is open
     at.run()

@@ -344,7 +344,11 @@ def test_the_apps_sidebar_budget_reaches_the_chat() -> None:
     from conftest import use_packaged_streamlit_settings
 
     use_packaged_streamlit_settings()
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    from explainer.ui import expanders
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+    at.session_state[expanders.BUDGET] = True  # its fields are drawn once the expander is open
+    at.run()
     at.text_input(key="gpu_memory").set_value("80GB")
     at.text_input(key="gpu_util").set_value("0.92")
     at.text_area(key="vllm_log").set_value(LOG).run()

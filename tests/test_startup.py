@@ -105,6 +105,18 @@ def test_handoff_on_a_file_imports_no_pyroscope_module() -> None:
     assert sorted((server_only | {"explainer.pyroscope.cluster", "explainer.report.cluster"}) & modules) == []
 
 
+def test_handoff_defines_only_its_own_records_and_analyze_none() -> None:
+    """Python 3.11 builds each frozen dataclass's methods with exec (about 0.7 ms a record): a file's
+    handoff answers its one query (explainer.queries.handoff) without the chat's catalogue of records
+    and the dispatch over them (nor the peak finder, a server's), and analyze asks no query at all."""
+    code, _, modules = imported_by(["handoff", str(DEMO), "--llm", "offline"])
+    assert code == 0 and {"explainer.queries.handoff", "explainer.queries.common"} <= modules
+    chat_only = {"explainer.queries.records", "explainer.queries.answering", "explainer.queries.shares"}
+    assert sorted((chat_only | {"explainer.analysis.sandwich", "explainer.analysis.peak"}) & modules) == []
+    code, _, modules = imported_by(["analyze", str(DEMO), "--format", "json"])
+    assert code == 0 and sorted(m for m in modules if m.startswith("explainer.queries")) == []
+
+
 MODEL_PATH_PREFIXES = ("langchain", "openai", "httpx", "tiktoken", "explainer.explain.llm.turn")
 # a file's ask and handoff: besides the server's client, neither the cluster desk nor the flame graph's tree
 NOT_FOR_A_FILES_ANSWER = (

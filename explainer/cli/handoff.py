@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from explainer.analysis.peak import Window, find_peak
 from explainer.cli.diff import add_baseline_server_arguments, add_diff_options, floor_from, has_server_baseline
 from explainer.cli.diff import load_server_baseline as _server_baseline
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
@@ -25,6 +24,9 @@ from explainer.readers import read_path
 
 # The summary and the report are imported by run() after the profile is read: during the read the
 # program's warm-up imports them on the second core (explainer.cli.warmup.WARMS).
+
+if TYPE_CHECKING:  # the peak is looked for on a server only (--at-peak)
+    from explainer.analysis.peak import Window
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -81,6 +83,7 @@ def peak_window(args: argparse.Namespace) -> Window:
     """Find the peak of the query's series (SelectSeries) and narrow ``args``' window to it."""
     import requests
 
+    from explainer.analysis.peak import find_peak
     from explainer.cli.server_args import client_from_args, selector_from_args, window_from_args
     from explainer.pyroscope import Query
 

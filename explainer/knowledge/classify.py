@@ -2,11 +2,12 @@
 
 The data lives in ``frames.toml`` and ``categories.toml`` inside the package, loaded once with
 :mod:`tomllib` through the package's loader (:func:`pkgutil.get_data`, so it works from a wheel
-or a zip; :mod:`importlib.resources` would add tempfile and zipfile to every ``analyze``) and
-compiled once. A name nobody curated falls back to what its *shape* says
-(:func:`explainer.symbols.decode`): raw addresses are unresolved native code, the trampoline
-and ``_Py*`` functions are the interpreter, anything else is application code. Nothing is
-invented for unknown names: :func:`describe` then returns the symbol convention only.
+or a zip; :mod:`importlib.resources` would add tempfile and zipfile to every ``analyze``); the
+regular expressions are compiled only where a name can match (:mod:`.patterns`). A name nobody
+curated falls back to what its *shape* says (:func:`explainer.symbols.decode`): raw addresses are
+unresolved native code, the trampoline and ``_Py*`` functions are the interpreter, anything else is
+application code. Nothing is invented for unknown names: :func:`describe` then returns the symbol
+convention only.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from explainer.knowledge.patterns import PatternIndex
 from explainer.symbols import clean, decode, explain_symbol
 
 ROLES = ("site", "phase", "layer", "orchestrator", "wrapper", "runtime")
@@ -95,7 +97,7 @@ class Entry:
 class _Table:
     exact: dict[str, Entry]
     regexes: tuple[Entry, ...]  # the ``^`` patterns, in file order
-    combined: re.Pattern[str]  # every regex as one alternation, group ``_K`` for ``regexes[K]``
+    index: PatternIndex  # finds the first of ``regexes`` matching a name, compiling only what it needs
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -141,13 +143,10 @@ def _table() -> _Table:
     for raw in _load("frames.toml")["frame"]:
         entry = _entry(raw, known)
         if entry.pattern.startswith("^"):
-            regexes.append(entry)  # compiled once, in the alternation below (a bad one fails there)
+            regexes.append(entry)  # compiled when a name needs it (tests compile every one)
         elif exact.setdefault(entry.pattern, entry) is not entry:
             raise ValueError(f"frames.toml: {entry.pattern!r} is listed twice")
-    # one alternation tried left to right is the loop over the patterns, in one call: nothing follows
-    # the alternatives, so alternative K matches exactly when pattern K matches at the start
-    combined = "|".join(f"(?P<_{k}>{entry.pattern[1:]})" for k, entry in enumerate(regexes))
-    return _Table(exact, tuple(regexes), re.compile(f"^(?:{combined})"))
+    return _Table(exact, tuple(regexes), PatternIndex([entry.pattern[1:] for entry in regexes]))
 
 
 def entries() -> tuple[Entry, ...]:
@@ -209,11 +208,11 @@ _NO_NAME = ("address", "unknown", "other", "elided", "root")  # shapes that carr
 
 
 def _regex_entry(form: str) -> Entry | None:
-    """The first curated pattern (in file order) matching ``form``: one scan of one combined pattern,
-    whose named groups say which entry matched."""
+    """The first curated pattern (in file order) matching ``form`` (:mod:`.patterns`: at most two
+    scans, of the pieces that can start with its first character and of those that can start with any)."""
     table = _table()
-    m = table.combined.match(form)
-    return table.regexes[int(m.lastgroup[1:])] if m is not None and m.lastgroup else None
+    k = table.index.first(form)
+    return table.regexes[k] if k is not None else None
 
 
 @lru_cache(maxsize=1 << 16)

@@ -3,17 +3,23 @@
 A query names what is asked (a function by its exact label, resolved beforehand by the name
 resolver); a result holds facts with their raw numbers in the profile's unit, the names they are
 about and the caveats that go with them. Nothing here is worded or formatted: surfaces render.
+
+:class:`Fn` and :class:`Base` live in :mod:`.common`, :class:`Handoff` and its result in
+:mod:`.handoff` (the ``handoff`` verb needs only those); they are named here with the rest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
-from explainer.analysis.chain import Chain, ChainStep
-from explainer.analysis.diff import Diff, NoiseFloor
+from explainer.analysis.diff import Diff
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
+from explainer.queries.common import Base as Base
+from explainer.queries.common import Fn as Fn
+from explainer.queries.handoff import Handoff as Handoff
+from explainer.queries.handoff import HandoffResult as HandoffResult
 from explainer.reading import Ignorable, Role, Start
 
 # -- the questions ---------------------------------------------------------------------------
@@ -127,15 +133,6 @@ class Compare:
     baseline: Profile | None
 
 
-@dataclass(frozen=True, eq=False)
-class Handoff:
-    """The on-call handoff: the facts the one handoff writer renders for the report and the chat."""
-
-    top: int = 5
-    baseline: Profile | None = None
-    floor: NoiseFloor | None = None  # the diff's noise floor (the default one when None)
-
-
 Query = (
     Most
     | Responsible
@@ -160,16 +157,6 @@ Verdict = Literal["skip", "pass-through", "keep"]  # noise / zero self, only pas
 ShareHow = Literal["leaf", "stacks", "attributed", "self"]
 
 # -- the facts -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Fn:
-    """A function with its numbers (pprof rules: self is where it is the leaf, total once per stack)."""
-
-    name: str
-    self: int
-    total: int
-    role: Role
 
 
 @dataclass(frozen=True)
@@ -204,15 +191,6 @@ class FrameMeaning:
     category: str | None  # the knowledge base's label when it says more than "other"
     explanation: str | None  # the knowledge base's explanation, when it knows the frame
     knobs: tuple[tuple[str, str], ...]  # (knob, effect)
-
-
-@dataclass(frozen=True)
-class Base:
-    """What every result carries: the unit and the grand total its numbers are in, and its caveats."""
-
-    unit: str
-    total: int
-    caveats: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -403,34 +381,6 @@ class CompareResult(Base):
     def subject(self) -> str | None:
         biggest = self.diff.biggest if self.diff is not None else None
         return biggest.name if biggest is not None else None
-
-
-@dataclass(frozen=True, eq=False)
-class HandoffResult(Base):
-    resource: str
-    meaning: str
-    stacks: int
-    functions: int
-    biggest: Fn | None
-    responsible: Fn | None
-    start: Start | None
-    start_knobs: tuple[tuple[str, str], ...]
-    consumers: tuple[Fn, ...]  # by self, ``top`` of them
-    of_functions: int
-    ignorable: Ignorable
-    path: tuple[str, ...]
-    categories: tuple[CategoryShare, ...]
-    sites: tuple[Site, ...]
-    diff: Diff | None = field(default=None)
-    covered: int = 0  # the consumers' self together
-    asked_by: tuple[Site, ...] = ()  # the allocation sites to name: only when a top consumer is the allocator
-    chains: tuple[Chain, ...] = ()  # the heaviest chain to each top consumer (to its sites when an allocator)
-    common: tuple[ChainStep, ...] = ()  # the entry frames every one of ``chains`` starts with
-    runtime: str = ""  # the profile's runtime ("" unknown or mixed), to decode a frame's label with
-
-    @property
-    def subject(self) -> str | None:
-        return self.start.name if self.start else None
 
 
 Result = (

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explainer import __version__, markdown
 from explainer.analysis.diff import Diff, NoiseFloor
-from explainer.analysis.peak import Window
 from explainer.analysis.summary import Options, Summary, summarize
 from explainer.errors import ExplainerError, ModelUnavailableError
 from explainer.explain.answers import handoff as written
 from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
-from explainer.queries import Handoff, answer
-from explainer.queries.records import HandoffResult
+from explainer.queries.handoff import Handoff, HandoffResult
+from explainer.queries.handoff import handoff as handoff_facts
 from explainer.reading import counts_caveats, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import truncation_notes
@@ -31,6 +30,9 @@ from explainer.report.diff import changes_table, floor_sentence, presence_bullet
 from explainer.report.scope import Meaning, input_digest, parse_query, values_meaning, window_text
 from explainer.report.visibility import scope_note
 from explainer.report.visibility import section as visibility_section
+
+if TYPE_CHECKING:  # a peak window comes from a server only
+    from explainer.analysis.peak import Window
 
 MAX_CHAIN_STEPS = 8
 SUMMARY_QUESTION = (
@@ -68,19 +70,19 @@ def handoff_markdown(
     summary = summary or summarize(profile, Options(top=top))
     reading = read(summary)
     # the same facts, and the same section writer, as the chat's handoff answer
-    facts = answer(reading, Handoff(top=top, baseline=baseline, floor=floor))
+    facts = handoff_facts(reading, Handoff(top=top, baseline=baseline, floor=floor))
     pen = parts.Plain(facts)
     out = [f"# On-call handoff: {parts.title(summary.profile)}", ""]
     out += model_summary(summary.profile, llm_settings, baseline, required=require_model)
     meaning = values_meaning(summary.profile)
-    extra = (*(c.text for c in counts_caveats(summary)), *scope_note(summary, budget))
+    extra = (*(c.text for c in counts_caveats(summary)), *scope_note(summary, budget, reading=reading))
     meaning = replace(meaning, caveats=(*meaning.caveats, *extra))
     out += scope_section(summary.profile, meaning, grafana_url, grafana_datasource)
     if peak is not None:
         out.insert(-1, parts.peak_line(peak, summary.unit))
     out += written.headline(pen, facts)
     out += pods or []
-    out += visibility_section(summary, budget)
+    out += visibility_section(summary, budget, reading=reading)
     out += written.consumers(pen, facts)
     out += written.chains(pen, facts)
     if facts.diff is not None:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explainer import knowledge, markdown, units
-from explainer.analysis.peak import Window
 from explainer.model import Profile
-from explainer.queries.records import HandoffResult
+from explainer.queries.handoff import HandoffResult
 from explainer.report.scope import DEFAULT_DATASOURCE_UID, Query, explore_url
 from explainer.symbols import clean, decode
+
+if TYPE_CHECKING:  # a peak window comes from a server only
+    from explainer.analysis.peak import Window
 
 MAX_LABELS = 6
 _SELECTOR_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')

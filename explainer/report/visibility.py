@@ -8,13 +8,14 @@ profile is (nearly) empty, where it replaces a top table of nothing.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from explainer import units
 from explainer.analysis.summary import Summary
 from explainer.knowledge import label
 from explainer.knowledge.visibility import Audit, Budget, audit, vllm_breakdown
-from explainer.reading import read
+from explainer.reading import Reading, read
 
 _FROM = {
     "gpu x utilization": "GPU memory x gpu_memory_utilization",
@@ -28,16 +29,43 @@ def _b(value: int) -> str:
     return units.format_bytes(value)
 
 
-def wanted(summary: Summary, budget: Budget | None) -> Audit | None:
-    """The audit when the report should show it: a budget was given, or a GPU profile is (nearly) empty."""
+# summary -> budget -> its audit, and summary -> whether it is GPU memory: the handoff asks three
+# times (whether to show the section, the section, the scope's caveat), and each audit reads every
+# name (about 10 ms at 500k stacks), each reading every verdict; summaries are immutable
+_AUDITS: weakref.WeakKeyDictionary[Summary, dict[Budget | None, Audit]] = weakref.WeakKeyDictionary()
+_GPU: weakref.WeakKeyDictionary[Summary, bool] = weakref.WeakKeyDictionary()  # read(summary).gpu
+
+
+def _audit(summary: Summary, budget: Budget | None) -> Audit:
+    known = _AUDITS.setdefault(summary, {})
+    if budget not in known:
+        known[budget] = audit(summary, budget)
+    return known[budget]
+
+
+def _reads_gpu(summary: Summary, reading: Reading | None) -> bool:
+    """``read(summary).gpu``, from the caller's reading when it has one."""
+    if reading is not None:
+        return reading.gpu
+    if summary not in _GPU:
+        _GPU[summary] = read(summary).gpu
+    return _GPU[summary]
+
+
+def _malloc(summary: Summary) -> bool:
+    return summary.profile.sample_type.type == "malloc" or bool(summary.counted)
+
+
+def wanted(summary: Summary, budget: Budget | None, *, reading: Reading | None = None) -> Audit | None:
+    """The audit when the report should show it: a budget was given, or a GPU profile is (nearly) empty.
+    ``reading``: the caller's reading of ``summary``, when it has one (else the summary is read)."""
     given = budget is not None and budget.given
     if not given and units.kind_of(summary.unit) != "bytes":
         return None
-    malloc = summary.profile.sample_type.type == "malloc" or bool(summary.counted)
-    gpu = malloc or (summary.total > 0 and read(summary).gpu)
+    gpu = _malloc(summary) or (summary.total > 0 and _reads_gpu(summary, reading))
     if not given and not gpu:
         return None
-    result = audit(summary, budget)
+    result = _audit(summary, budget)
     return result if given or result.near_empty else None
 
 
@@ -108,15 +136,14 @@ def to_json(a: Audit) -> dict[str, Any]:
     }
 
 
-def scope_note(summary: Summary, budget: Budget | None) -> tuple[str, ...]:
+def scope_note(summary: Summary, budget: Budget | None, *, reading: Reading | None = None) -> tuple[str, ...]:
     """For a GPU-memory profile without a budget: one caveat on what it cannot see and how to reconcile
     it (a line of the scope, so the report stays a page); nothing when the section below is shown."""
-    if wanted(summary, budget) is not None:
+    if wanted(summary, budget, reading=reading) is not None:
         return ()
-    malloc = summary.profile.sample_type.type == "malloc" or bool(summary.counted)
-    if not (malloc or (summary.total and read(summary).gpu)):
+    if not (_malloc(summary) or (summary.total and _reads_gpu(summary, reading))):
         return ()
-    found = [r.short for r in audit(summary, budget).reasons if r.kind != "outside"]
+    found = [r.short for r in _audit(summary, budget).reasons if r.kind != "outside"]
     why = f" This profile shows signs that {'; '.join(found)}." if found else ""
     return (
         "Visibility: nvidia-smi shows all the process holds, this profile only what the cuMemAlloc calls "
@@ -125,9 +152,9 @@ def scope_note(summary: Summary, budget: Budget | None) -> tuple[str, ...]:
     )
 
 
-def section(summary: Summary, budget: Budget | None) -> list[str]:
+def section(summary: Summary, budget: Budget | None, *, reading: Reading | None = None) -> list[str]:
     """The handoff's visibility section, when there is a budget or the profile is (nearly) empty."""
-    a = wanted(summary, budget)
+    a = wanted(summary, budget, reading=reading)
     if a is None:
         return []
     body = lines(a)

@@ -37,8 +37,41 @@ def _started(name: str, work: Callable[[], object]) -> threading.Thread:
 
 
 def _import_page() -> None:
-    """The modules ``app.py`` imports beyond :mod:`explainer.ui.sources` (pandas among them)."""
-    from explainer.ui import cache, chat, diffview, flamegraph, pyroscope_form, sandwich, views  # noqa: F401
+    """The modules ``app.py`` imports beyond :mod:`explainer.ui.sources` (pandas among them), those its
+    first run imports late (the handoff's, for the download button), and Streamlit's emoji table: the
+    first ``icon=`` emoji a page shows imports it and compiles one large regular expression, 0.45 s of
+    the first page's script run (issue 27)."""
+    from streamlit import string_util
+
+    from explainer.report import handoff  # noqa: F401
+    from explainer.ui import (  # noqa: F401
+        budget,
+        cache,
+        chat,
+        cluster_chat,
+        diffview,
+        expanders,
+        exports,
+        flamegraph,
+        gate,
+        pyroscope_form,
+        sandwich,
+        views,
+    )
+
+    string_util.validate_icon_or_emoji("⚠️")
+    _skip_direct_run_check()
+
+
+def _skip_direct_run_check() -> None:
+    """Streamlit's first element of the process checks, once, whether it runs outside ``streamlit
+    run`` (to log advice): ``inspect.stack()`` on the script thread, which reads the source of every
+    frame, 0.25-0.8 s of the first page's script run. This process is ``streamlit run``, so the
+    answer is known: mark the check done (a Streamlit without the flag is left alone)."""
+    from streamlit import delta_generator
+
+    if hasattr(delta_generator, "_use_warning_has_been_displayed"):
+        delta_generator._use_warning_has_been_displayed = True
 
 
 def warm(script_args: list[str]) -> None:

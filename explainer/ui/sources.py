@@ -22,7 +22,7 @@ from explainer.errors import SizeLimitError
 from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes
 from explainer.symbols import clean
-from explainer.ui import gate
+from explainer.ui import expanders, gate
 from explainer.ui.cache import SHARED, input_key
 from explainer.ui.friendly import friendly
 from explainer.ui.pyroscope_form import AUTH, panel
@@ -199,25 +199,35 @@ def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
         profile, err = panel(st, state)
         if err:
             errors.append(err)
-    with st.expander("Compare with a baseline (optional)"):
-        baseline, err = _uploaded_profile(
-            st,
-            state,
-            "baseline",
-            "Baseline profile",
-            "An earlier profile of the same workload, to compare against.",
-            # "Clear baseline" gives the uploader a new key: a fresh, empty widget
-            key=f"upload_baseline_{state.baseline_rev}" if state.baseline_rev else "upload_baseline",
-        )
-        if err:
-            errors.append(f"Baseline: {err}")
-    with st.expander("Reading options"):
-        st.selectbox(
-            "Units of folded / JSON counts",
-            UNITS,
-            key="read_unit",
-            help="Folded stacks and some flame-graph JSON carry no unit; say what the numbers count.",
-        )
+    # "Clear baseline" gives the uploader a new key: a fresh, empty widget
+    baseline_key = f"upload_baseline_{state.baseline_rev}" if state.baseline_rev else "upload_baseline"
+    baseline: Profile | None = None
+    holds_file = expanders.has_any(st, baseline_key)
+    box, draw = expanders.expander(st, "Compare with a baseline (optional)", expanders.BASELINE, holds_file)
+    with box:
+        if draw:
+            baseline, err = _uploaded_profile(
+                st,
+                state,
+                "baseline",
+                "Baseline profile",
+                "An earlier profile of the same workload, to compare against.",
+                key=baseline_key,
+            )
+            if err:
+                errors.append(f"Baseline: {err}")
+        else:
+            state.uploads.pop("baseline", None)  # as the empty uploader does
+    unit_set = expanders.has_any(st, "read_unit", empty=UNITS[0])
+    box, draw = expanders.expander(st, "Reading options", expanders.READING, unit_set)
+    with box:
+        if draw:
+            st.selectbox(
+                "Units of folded / JSON counts",
+                UNITS,
+                key="read_unit",
+                help="Folded stacks and some flame-graph JSON carry no unit; say what the numbers count.",
+            )
     if profile is None:
         profile, label = start, start_label
     else:

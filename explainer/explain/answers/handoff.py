@@ -19,7 +19,7 @@ from explainer import knowledge, units
 from explainer.analysis.chain import Chain
 from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
-from explainer.queries.records import HandoffResult
+from explainer.queries.handoff import HandoffResult
 
 MAX_CHAIN_STEPS = 8  # a longer chain keeps where it enters (the phase) and where it ends (the site)
 MAX_KNOBS = 3

@@ -7,7 +7,7 @@ from explainer.analysis.filters import TRAMPOLINE
 from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.writer import Writer, cap
 from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
-from explainer.queries.answer import SMALL_SHARE
+from explainer.queries.answering import SMALL_SHARE
 from explainer.queries.records import Fn, Step
 
 UNSYMBOLIZED = 0.5  # from this share of unnamed leaves on, where to start is the symbols, not a frame

@@ -8,7 +8,6 @@ of its own, so no two can disagree.
 from __future__ import annotations
 
 import itertools
-import weakref
 from functools import singledispatch
 from typing import overload
 
@@ -16,14 +15,13 @@ import numpy as np
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, heaviest_chain
-from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
-from explainer.analysis.functions import TopRow, top
+from explainer.analysis.functions import top
 from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
-from explainer.model import Profile
 from explainer.queries import records as q
 from explainer.queries import shares
-from explainer.queries.chains import asked_by, chains_to_top, common_prefix
+from explainer.queries.common import base, biggest, fn, knobs, named_path, responsible
+from explainer.queries.handoff import diff_of, handoff
 from explainer.queries.records import Verdict
 from explainer.reading import Reading
 from explainer.symbols import clean
@@ -78,15 +76,6 @@ def _answer(query: object, reading: Reading) -> q.Result:
 # -- shared pieces ---------------------------------------------------------------------------
 
 
-def _base(reading: Reading) -> tuple[str, int, tuple[str, ...]]:
-    """What every result starts with: the unit, the grand total and the caveats."""
-    return reading.summary.unit, reading.summary.total, tuple(c.text for c in reading.caveats)
-
-
-def fn(reading: Reading, row: TopRow) -> q.Fn:
-    return q.Fn(row.name, row.self, row.total, reading.role(row.name))
-
-
 def function(reading: Reading, name: str) -> q.Fn:
     """The function labelled exactly ``name``; :class:`NoSuchFunctionError` when it has no value here."""
     profile, stats = reading.summary.profile, reading.summary.stats
@@ -100,9 +89,9 @@ def function(reading: Reading, name: str) -> q.Fn:
 def frame_meaning(reading: Reading, name: str) -> q.FrameMeaning:
     sym = reading.symbol(name)
     entry = knowledge.lookup(name)
-    knobs = tuple((a.knob, a.effect) for a in entry.actions) if entry is not None else ()
     explanation = entry.explanation if entry is not None and entry.explanation else None
-    return q.FrameMeaning(name, sym.kind, sym.language, sym.meaning, reading.category_label(name), explanation, knobs)
+    label = reading.category_label(name)
+    return q.FrameMeaning(name, sym.kind, sym.language, sym.meaning, label, explanation, knobs(name))
 
 
 def steps(reading: Reading, chain: Chain) -> tuple[q.Step, ...]:
@@ -122,24 +111,10 @@ def chain_to(reading: Reading, name: str | None) -> Chain | None:
         return None
 
 
-def named_path(reading: Reading) -> tuple[str, ...]:
-    """The heaviest chain's steps, entry first, noise frames left out."""
-    chain = reading.summary.chain
-    return tuple(s.name for s in chain.steps if not reading.is_noise(s.name)) if chain is not None else ()
-
-
 def small(reading: Reading) -> tuple[int, int]:
     values = reading.summary.stats.self_values
     mask = (values > 0) & (values < SMALL_SHARE * reading.summary.total)
     return int(np.count_nonzero(mask)), int(values[mask].sum())
-
-
-def _biggest(reading: Reading) -> q.Fn | None:
-    return fn(reading, reading.biggest) if reading.biggest is not None else None
-
-
-def _responsible(reading: Reading) -> q.Fn | None:
-    return fn(reading, reading.responsible) if reading.responsible is not None else None
 
 
 # -- one answer per query --------------------------------------------------------------------
@@ -150,8 +125,8 @@ def _most(query: q.Most, reading: Reading) -> q.Result:
     lst = top(reading.summary.stats, "self", query.limit)
     start = reading.start if reading.start is not None and reading.start.why != "biggest" else None
     return q.MostResult(
-        *_base(reading),
-        biggest=_biggest(reading),
+        *base(reading),
+        biggest=biggest(reading),
         rows=tuple(fn(reading, r) for r in lst.rows),
         of_functions=lst.of_functions,
         start=start,
@@ -170,8 +145,8 @@ def _responsible_q(query: q.Responsible, reading: Reading) -> q.Result:
             along = steps(reading, chain)[names.index(row.name) :]
             path = tuple(s for s in along[:-1] if s.role != "noise") + along[-1:]
     return q.ResponsibleResult(
-        *_base(reading),
-        responsible=_responsible(reading),
+        *base(reading),
+        responsible=responsible(reading),
         entries=tuple(fn(reading, r) for r in reading.entries),
         rows=tuple(fn(reading, r) for r in top(reading.summary.stats, "total", query.limit).rows),
         path=path,
@@ -186,9 +161,9 @@ def _start(query: q.StartHere, reading: Reading) -> q.Result:
     taken = {start.name, start.biggest} if start is not None else set()
     rest = tuple(fn(reading, r) for r in rows if r.name not in taken and r.self >= SMALL_SHARE * total)
     return q.StartResult(
-        *_base(reading),
+        *base(reading),
         start=start,
-        biggest=_biggest(reading),
+        biggest=biggest(reading),
         meaning=frame_meaning(reading, start.name) if start is not None else None,
         next=rest[: max(0, query.limit - 1)],
         small=small(reading),
@@ -200,7 +175,7 @@ def _self_total(query: q.SelfVsTotal, reading: Reading) -> q.Result:
     name = query.name or (reading.biggest.name if reading.biggest else None)
     if name is None:
         raise NoSuchFunctionError("this profile has no samples")
-    return q.SelfTotalResult(*_base(reading), function=function(reading, name))
+    return q.SelfTotalResult(*base(reading), function=function(reading, name))
 
 
 @_answer.register
@@ -223,7 +198,7 @@ def _chain(query: q.ChainTo, reading: Reading) -> q.Result:
     if reading.role(chain.target) != "app":
         asked_by = next((s for s in reversed(walked[:-1]) if s.role == "app"), None)
     return q.ChainResult(
-        *_base(reading),
+        *base(reading),
         target=chain.target,
         value=chain.value,
         target_total=chain.target_total,
@@ -240,7 +215,7 @@ def _neighbours(query: q.Neighbours, reading: Reading) -> q.Result:
     assert fid is not None  # function() checked it
     sw = sandwich(reading.summary.profile, fid, query.limit)
     return q.NeighboursResult(
-        *_base(reading),
+        *base(reading),
         function=target,
         callers=tuple((n.name, n.value) for n in sw.callers),
         callees=tuple((n.name, n.value) for n in sw.callees),
@@ -260,7 +235,7 @@ def _category(query: q.CategoryQuery, reading: Reading) -> q.Result:
     if example is None:
         example = next((r.name for r in reading.summary.top_self.rows if knowledge.classify(r.name) == concept), None)
     return q.CategoryResult(
-        *_base(reading),
+        *base(reading),
         category=concept,
         label=knowledge.label(concept),
         value=counted.value,
@@ -274,7 +249,7 @@ def _category(query: q.CategoryQuery, reading: Reading) -> q.Result:
 
 @_answer.register
 def _breakdown(query: q.Breakdown, reading: Reading) -> q.Result:
-    return q.BreakdownResult(*_base(reading), shares=tuple(shares.breakdown(reading)))
+    return q.BreakdownResult(*base(reading), shares=tuple(shares.breakdown(reading)))
 
 
 @_answer.register
@@ -287,7 +262,7 @@ def _group(query: q.Group, reading: Reading) -> q.Result:
     for fid in sorted(ids, key=lambda fid: -int(stats.total_values[fid])):
         s, t = stats.of(fid)
         members.append(q.Fn(profile.names[fid], s, t, reading.role(profile.names[fid])))
-    return q.GroupResult(*_base(reading), value=shares.stacks_holding(profile, marked), members=tuple(members))
+    return q.GroupResult(*base(reading), value=shares.stacks_holding(profile, marked), members=tuple(members))
 
 
 OWN_SCAN = 500  # the heaviest functions by self looked at: the own-code rows are among them
@@ -306,20 +281,20 @@ def _own(query: q.Own, reading: Reading) -> q.Result:
         if query.language is not None and reading.symbol(name).language != query.language:
             continue
         rows.append(function(reading, name))
-    return q.OwnResult(*_base(reading), rows=tuple(rows), biggest=_biggest(reading))
+    return q.OwnResult(*base(reading), rows=tuple(rows), biggest=biggest(reading))
 
 
 @_answer.register
 def _unresolved(query: q.UnresolvedShare, reading: Reading) -> q.Result:
     ign = reading.ignorable
-    return q.UnresolvedResult(*_base(reading), share=ign.unresolved_share, example=ign.address)
+    return q.UnresolvedResult(*base(reading), share=ign.unresolved_share, example=ign.address)
 
 
 @_answer.register
 def _knob(query: q.Knob, reading: Reading) -> q.Result:
     name = query.name or (reading.start.name if reading.start else None)
     knobs = frame_meaning(reading, name).knobs if name is not None else ()
-    return q.KnobResult(*_base(reading), name=name, knobs=knobs)
+    return q.KnobResult(*base(reading), name=name, knobs=knobs)
 
 
 @_answer.register
@@ -328,13 +303,13 @@ def _meaning(query: q.Meaning, reading: Reading) -> q.Result:
         present: q.Fn | None = function(reading, query.name)
     except NoSuchFunctionError:
         present = None
-    return q.MeaningResult(*_base(reading), frame=frame_meaning(reading, query.name), function=present)
+    return q.MeaningResult(*base(reading), frame=frame_meaning(reading, query.name), function=present)
 
 
 @_answer.register
 def _skip(query: q.Skip, reading: Reading) -> q.Result:
     if query.name is None:
-        return q.SkipResult(*_base(reading), ignorable=reading.ignorable, small=small(reading))
+        return q.SkipResult(*base(reading), ignorable=reading.ignorable, small=small(reading))
     f = function(reading, query.name)
     start = reading.start
     reason = ""
@@ -352,7 +327,7 @@ def _skip(query: q.Skip, reading: Reading) -> q.Result:
     else:
         verdict, reason = "keep", "consumer"
     return q.SkipResult(
-        *_base(reading),
+        *base(reading),
         ignorable=reading.ignorable,
         name=f.name,
         verdict=verdict,
@@ -365,13 +340,13 @@ def _skip(query: q.Skip, reading: Reading) -> q.Result:
 def _overview(query: q.Overview, reading: Reading) -> q.Result:
     s = reading.summary
     return q.OverviewResult(
-        *_base(reading),
+        *base(reading),
         resource=reading.resource,
         meaning=reading.meaning,
         stacks=s.profile.stack_count,
         functions=s.stats.function_count,
-        biggest=_biggest(reading),
-        responsible=_responsible(reading),
+        biggest=biggest(reading),
+        responsible=responsible(reading),
         start=reading.start,
         ignorable=reading.ignorable,
         path=named_path(reading),
@@ -379,61 +354,17 @@ def _overview(query: q.Overview, reading: Reading) -> q.Result:
     )
 
 
-# profile -> baseline -> its diff (default noise floor): the chat's comparison, its handoff and the
-# model's facts ask for the same one; profiles are immutable, and a diff lives as long as both do
-_DIFFS: weakref.WeakKeyDictionary[Profile, weakref.WeakKeyDictionary[Profile, Diff]] = weakref.WeakKeyDictionary()
-
-
-def diff_of(baseline: Profile, profile: Profile, floor: NoiseFloor | None = None) -> Diff:
-    """``diff_profiles(baseline, profile, floor)``, made once per pair for the default floor."""
-    if floor is not None:
-        return diff_profiles(baseline, profile, floor)
-    known = _DIFFS.setdefault(profile, weakref.WeakKeyDictionary())
-    if baseline not in known:
-        known[baseline] = diff_profiles(baseline, profile)
-    return known[baseline]
-
-
 @_answer.register
 def _compare(query: q.Compare, reading: Reading) -> q.Result:
     if query.baseline is None:
-        return q.CompareResult(*_base(reading), diff=None, reason=None)
+        return q.CompareResult(*base(reading), diff=None, reason=None)
     try:
         diff = diff_of(query.baseline, reading.summary.profile)
     except AnalysisError as exc:
-        return q.CompareResult(*_base(reading), diff=None, reason=str(exc))
-    return q.CompareResult(*_base(reading), diff=diff, reason=None)
+        return q.CompareResult(*base(reading), diff=None, reason=str(exc))
+    return q.CompareResult(*base(reading), diff=diff, reason=None)
 
 
 @_answer.register
 def _handoff(query: q.Handoff, reading: Reading) -> q.Result:
-    s = reading.summary
-    lst = top(s.stats, "self", query.top)  # not the summary's rows: its --top may be smaller
-    start = reading.start
-    diff = None
-    if query.baseline is not None:
-        diff = diff_of(query.baseline, s.profile, query.floor)
-    chains = chains_to_top(reading, min(query.top, 3)) if s.total else ()
-    return q.HandoffResult(
-        *_base(reading),
-        resource=reading.resource,
-        meaning=reading.meaning,
-        stacks=s.profile.stack_count,
-        functions=s.stats.function_count,
-        biggest=_biggest(reading),
-        responsible=_responsible(reading),
-        start=start,
-        start_knobs=frame_meaning(reading, start.name).knobs if start is not None else (),
-        consumers=tuple(fn(reading, r) for r in lst.rows),
-        of_functions=lst.of_functions,
-        ignorable=reading.ignorable,
-        path=named_path(reading),
-        categories=reading.categories,
-        sites=reading.sites,
-        diff=diff,
-        covered=lst.covered,
-        asked_by=asked_by(reading, query.top),
-        chains=chains,
-        common=common_prefix(chains),
-        runtime=reading.runtime,
-    )
+    return handoff(reading, query)
