@@ -14,27 +14,25 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from test_browser import ARGS, ARTIFACTS, CHROMIUM, KV, ask, bar, drawn, flame, open_app, serve, shot, tab
+from test_browser import (
+    ARTIFACTS,
+    KV,
+    ask,
+    bar,
+    browser,
+    drawn,
+    flame,
+    open_app,
+    serve,
+    shot,
+    tab,
+)
 
 from explainer.demo import demo_profile
 from explainer.readers import read_bytes
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium, or run `make browser-deps`)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install -e '.[dev]')")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+__all__ = ["browser"]  # the fixture, shared with tests/test_browser.py
 
 
 @pytest.fixture(scope="module")

@@ -4,17 +4,15 @@ fetched as binary pprof (and each fallback), the automatic full fetch when ``oth
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Iterator
 
 import pytest
 import requests
 from pyroscope_server import PROTO, PyroscopeServer, decode_request
+from test_pyroscope_cli import analyze_json, run
 
 from conftest import profile_of
 from explainer.analysis.summary import summarize
-from explainer.cli.main import main
 from explainer.errors import BadResponseError, DecodeError
 from explainer.model import OTHER, Profile
 from explainer.pyroscope import PyroscopeClient, Query, TimeRange, TransportOptions, protowire
@@ -54,18 +52,6 @@ def query(max_nodes: int = 8192) -> Query:
     from explainer.pyroscope.query import ProfileType
 
     return Query(ProfileType.from_id(GPU), "{}", WINDOW, max_nodes)
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def analyze_json(*argv: str) -> dict[str, object]:
-    code, out, err = run("analyze", *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
 
 
 # -- the full profile as binary pprof -------------------------------------------------------------
