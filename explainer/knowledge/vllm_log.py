@@ -23,47 +23,42 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from functools import cache
 from typing import Any
 
 from explainer import units
 from explainer.errors import SourceNotFoundError
+from explainer.lazyre import LazyPattern, lazy
 
 MAX_BYTES = 4 << 20  # a start-up log is a few hundred KB; a whole day's log is read up to here
 MAX_LINE = 2_000
 MAX_LINES = 100_000
 
 _SIZE = r"(-?\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|KiB|kB|B)\b"
-_LINES = (
-    ("model_loading", r"model loading took " + _SIZE),
-    ("non_kv", r"total non[- _]?kv[- _]cache memory:?\s*" + _SIZE),
-    ("activation_peak", r"torch peak memory increase:?\s*" + _SIZE),
-    ("activation_peak", r"pytorch activation peak memory takes\s*" + _SIZE),
-    ("non_torch", r"non-torch forward increase memory:?\s*" + _SIZE),
-    ("non_torch", r"non_torch_memory takes\s*" + _SIZE),
-    ("weights", r"weights memory:?\s*" + _SIZE),
-    ("weights", r"model weights take\s*" + _SIZE),
-    ("available_kv", r"available kv cache memory:?\s*" + _SIZE),
-    ("available_kv", r"reserved for kv cache is\s*" + _SIZE),
-    ("cuda_graphs", r"graph capturing finished in [\d.]+ secs?, took " + _SIZE),
-    ("cuda_graphs", r"cuda graph (?:capturing|memory)[^:\d]*:?\s*(?:took\s*)?" + _SIZE),
-    ("total_gpu", r"total_gpu_memory \(" + _SIZE + r"\)"),
-    ("budget", r"gpu_memory_utilization \([\d.]+\) = " + _SIZE),
+# Compiled when a log is first read (about 3 ms): ``analyze`` without a log imports this module for the
+# budget's types and never reads one.
+_PATTERNS: tuple[tuple[str, LazyPattern], ...] = tuple(
+    (field, lazy(pattern, re.IGNORECASE))
+    for field, pattern in (
+        ("model_loading", r"model loading took " + _SIZE),
+        ("non_kv", r"total non[- _]?kv[- _]cache memory:?\s*" + _SIZE),
+        ("activation_peak", r"torch peak memory increase:?\s*" + _SIZE),
+        ("activation_peak", r"pytorch activation peak memory takes\s*" + _SIZE),
+        ("non_torch", r"non-torch forward increase memory:?\s*" + _SIZE),
+        ("non_torch", r"non_torch_memory takes\s*" + _SIZE),
+        ("weights", r"weights memory:?\s*" + _SIZE),
+        ("weights", r"model weights take\s*" + _SIZE),
+        ("available_kv", r"available kv cache memory:?\s*" + _SIZE),
+        ("available_kv", r"reserved for kv cache is\s*" + _SIZE),
+        ("cuda_graphs", r"graph capturing finished in [\d.]+ secs?, took " + _SIZE),
+        ("cuda_graphs", r"cuda graph (?:capturing|memory)[^:\d]*:?\s*(?:took\s*)?" + _SIZE),
+        ("total_gpu", r"total_gpu_memory \(" + _SIZE + r"\)"),
+        ("budget", r"gpu_memory_utilization \([\d.]+\) = " + _SIZE),
+    )
 )
-_OTHER = (
-    r"gpu_memory_utilization \(([\d.]+)\)",
-    r"gpu kv cache size:?\s*([\d,]+)\s*tokens",
-    r"expandable_segments\s*[:=]\s*true",
-    r"enable_sleep_mode\s*[=:]\s*true|sleep mode",
-)
-
-
-@cache
-def _patterns() -> tuple[tuple[tuple[str, re.Pattern[str]], ...], tuple[re.Pattern[str], ...]]:
-    """The line patterns, and utilisation, tokens, expandable segments, sleep mode: compiled when a log
-    is first read (about 3 ms; ``analyze`` without a log never reads one, yet imports this module)."""
-    lines = tuple((field, re.compile(pattern, re.IGNORECASE)) for field, pattern in _LINES)
-    return lines, tuple(re.compile(pattern, re.IGNORECASE) for pattern in _OTHER)
+_UTILIZATION = lazy(r"gpu_memory_utilization \(([\d.]+)\)", re.IGNORECASE)
+_TOKENS = lazy(r"gpu kv cache size:?\s*([\d,]+)\s*tokens", re.IGNORECASE)
+_EXPANDABLE = lazy(r"expandable_segments\s*[:=]\s*true", re.IGNORECASE)
+_SLEEP = lazy(r"enable_sleep_mode\s*[=:]\s*true|sleep mode", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,26 +111,25 @@ def parse(text: str) -> VllmLog:
     """The memory lines of a vLLM log (or of a chat message with log lines pasted in it)."""
     found: dict[str, object] = {}
     lines = 0
-    patterns, (utilization, tokens, expandable, sleep) = _patterns()
     for i, line in enumerate(text[:MAX_BYTES].splitlines()):
         if i >= MAX_LINES:
             break
         line = line[:MAX_LINE]
         hit = False
-        for field, pattern in patterns:
+        for field, pattern in _PATTERNS:
             if field in found and field != "cuda_graphs":
                 continue
             m = pattern.search(line)
             if m is not None:
                 found[field] = _bytes(m.group(1), m.group(2))
                 hit = True
-        if (m := utilization.search(line)) is not None:
+        if (m := _UTILIZATION.search(line)) is not None:
             found["utilization"], hit = float(m.group(1)), True
-        if (m := tokens.search(line)) is not None:
+        if (m := _TOKENS.search(line)) is not None:
             found["kv_tokens"], hit = int(m.group(1).replace(",", "")), True
-        if expandable.search(line):  # settings, not memory lines: they do not make text a log
+        if _EXPANDABLE.search(line):  # settings, not memory lines: they do not make text a log
             found["expandable_segments"] = True
-        if sleep.search(line):
+        if _SLEEP.search(line):
             found["sleep_mode"] = True
         lines += hit
     return VllmLog(**found, lines=lines)  # type: ignore[arg-type]
