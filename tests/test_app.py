@@ -70,6 +70,9 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def ask(at: AppTest, question: str = QUESTION) -> str:
+    if not at.chat_input:  # the chat is drawn while its tab is open: open it, as a click does
+        at.session_state["panel"] = "Ask"
+        at.run()
     at.chat_input[0].set_value(question).run()
     no_exception(at)
     reply = at.chat_message[-1]
@@ -99,11 +102,14 @@ def test_opens_useful_on_the_demo() -> None:
     at = app()
     no_exception(at)
     assert any("vLLM" in c.value for c in at.caption)
-    assert len(at.button) >= 2, "suggested first questions"
-    assert top_function(at) == KV
+    assert len(at.pills(key="suggest").options) >= 2, "suggested first questions, one row of pills"
     assert flame_payload(at)["names"], "the flame graph is on the page"
-    assert at.get("download_button"), "the handoff download"
+    assert not at.get("download_button"), "the answer mode and the handoff wait in a collapsed expander"
+    at.session_state[expanders.ANSWER] = True  # as opening it does
+    at.run()
+    assert [e.proto.label for e in at.get("download_button")] == ["Download handoff report"]
     assert at.radio(key="answer_mode").value == "Offline explainer"
+    assert top_function(at) == KV
 
 
 def test_demo_answers_what_uses_the_most_gpu_memory() -> None:
@@ -126,9 +132,15 @@ def test_handoff_download_is_a_markdown_report(demo: Profile) -> None:
 
 def test_suggested_question_button_answers() -> None:
     at = app()
-    at.button[0].click().run()
+    pills = at.pills(key="suggest")
+    first = pills.options[0]
+    pills.set_value(first).run()
     no_exception(at)
     assert [m.name for m in at.chat_message] == ["user", "assistant"]
+    assert at.chat_message[0].text[0].value == first
+    assert at.session_state["suggest"] is None, "the pill is cleared: asked once"
+    at.run()
+    assert len(at.chat_message) == 2, "a later run does not ask it again"
 
 
 @pytest.mark.parametrize("fmt", ["pprof", "json", "folded"])
@@ -377,6 +389,7 @@ def test_model_mode_shows_what_would_be_sent_before_sending() -> None:
         server.push(Reply("`GPUModelRunner._allocate_kv_cache_tensors` allocates 55.1 GB, 73.8% of 74.7 GB [F3]."))
         at = AppTest.from_file(APP, default_timeout=60)
         at.secrets.update({"OPENAI_API_KEY": canary, "OPENAI_BASE_URL": server.url, "EXPLAINER_MODEL": "test-model"})
+        at.session_state[expanders.ANSWER] = True  # the mode switch is in an expander drawn when opened
         at.run()
         mode = at.radio(key="answer_mode")
         at = mode.set_value(mode.options[1]).run()

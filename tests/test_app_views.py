@@ -28,7 +28,7 @@ from explainer.explain.question.reader import Context, read
 from explainer.model import ProfileBuilder, SampleType
 from explainer.readers import read_bytes
 from explainer.symbols import decode
-from explainer.ui import exports, flamegraph, tables, views
+from explainer.ui import expanders, exports, flamegraph, tables, views
 
 REPO = Path(__file__).resolve().parent.parent
 APP = str(REPO / "app.py")
@@ -227,6 +227,9 @@ def test_export_file_names_are_safe() -> None:
 
 def test_the_page_offers_the_exports() -> None:
     at = app()
+    assert not {"pprof", "folded", "JSON"} & {e.proto.label for e in at.get("download_button")}, "drawn when opened"
+    at.session_state[expanders.EXPORTS] = True  # as opening the expander does
+    at.run()
     labels = [e.proto.label for e in at.get("download_button")]
     assert {"pprof", "folded", "JSON"} <= set(labels), labels
 

@@ -259,6 +259,8 @@ def test_every_export_downloads_a_file_explainer_reads_back(browser: Any, demo_u
     assert {t.text for t in svg.iter(f"{ns}text")} <= {
         text for text in root.evaluate("(el) => el.__flame.boxes.map((b) => b[5])")
     }
+    page.get_by_text("Download the profile").click()  # the buttons are drawn when their expander opens
+    page.get_by_role("button", name="pprof", exact=True).wait_for(timeout=30_000)
     for fmt in ("pprof", "folded", "JSON"):
         data = download(page, lambda fmt=fmt: page.get_by_role("button", name=fmt, exact=True).click())
         back = read_bytes(data)

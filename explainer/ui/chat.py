@@ -20,6 +20,7 @@ from explainer.explain.safety import defang_images
 from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
 from explainer.symbols import clean
+from explainer.ui import expanders
 from explainer.ui.cache import context as shared_context
 from explainer.ui.cache import summary as shared_summary
 from explainer.ui.sources import friendly
@@ -93,16 +94,21 @@ def answer(st: Any, state: SessionData, conv: Keyed, question: str, mode_label: 
         state.focus = conv.last_answer.focus
 
 
+OFFLINE_CHOICE = "Offline explainer"
+
+
 def mode_switch(st: Any, settings: LlmSettings) -> str:
     """Offline (default, nothing leaves the machine) or the configured model."""
     configured = settings.configured
     described = clean(settings.describe(), 80) if configured else "no model configured"
     choice = st.radio(
         "Answer with",
-        ("Offline explainer", f"Model: {described}"),
+        (OFFLINE_CHOICE, f"Model: {described}"),
         key="answer_mode",
         horizontal=True,
         disabled=not configured,
+        # kept while the Ask tab is closed (its widgets are drawn only while it is open)
+        persist_state="page",
         help="Offline answers are computed here; nothing leaves this machine. The model option sends a compact, "
         "encoded summary of the profile (shown to you first) to the configured model.",
     )
@@ -111,7 +117,22 @@ def mode_switch(st: Any, settings: LlmSettings) -> str:
             "Answers are offline. To use a model, set EXPLAINER_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL, "
             "or the AZURE_OPENAI_* settings) in the environment or the app's secrets, and restart."
         )
-    return MODEL if configured and choice.startswith("Model") else OFFLINE
+    return MODEL if configured and choice is not None and choice.startswith("Model") else OFFLINE
+
+
+def options(st: Any, settings: LlmSettings, make_handoff: Callable[[], str]) -> str:
+    """The answer mode and the handoff report in one expander, drawn only when opened or while a model is
+    chosen (:mod:`explainer.ui.expanders`): a page that opens draws one element for them, not five
+    (issue 27). Returns the mode: offline unless a configured model is chosen."""
+    label = "Answer mode and handoff report" + (" (a model is configured)" if settings.configured else "")
+    chosen = expanders.has_any(st, "answer_mode", empty=OFFLINE_CHOICE)
+    box, draw = expanders.expander(st, label, expanders.ANSWER, chosen)
+    mode = OFFLINE
+    with box:
+        if draw:
+            mode = mode_switch(st, settings)
+            download(st, make_handoff)
+    return mode
 
 
 def preview(st: Any, conv: Keyed, question: str, model: str) -> str | None:
@@ -130,12 +151,24 @@ def preview(st: Any, conv: Keyed, question: str, model: str) -> str | None:
 
 
 def suggestions(st: Any, questions: list[str], key: str = "suggest") -> str | None:
-    """The first questions as buttons, for a page that is useful before anyone types."""
-    clicked = None
-    for i, q in enumerate(questions[:4]):
-        if st.button(q, key=f"{key}_{i}", icon=":material/chat_bubble:"):
-            clicked = q
-    return clicked
+    """The first questions as one row of pills (one element for the browser to draw, not a button
+    each: issue 27), for a page that is useful before anyone types; the question clicked, once."""
+    asked = f"{key}_asked"
+
+    def picked() -> None:  # ask once and clear the pill, so the same question can be asked again
+        st.session_state[asked] = st.session_state[key]
+        st.session_state[key] = None
+
+    st.pills(
+        "Suggested questions",
+        questions[:4],
+        key=key,
+        on_change=picked,
+        label_visibility="collapsed",
+    )
+    clicked = st.session_state.get(asked)
+    st.session_state[asked] = None
+    return str(clicked) if clicked else None
 
 
 def next_questions(st: Any, state: SessionData, conv: Keyed) -> str | None:
@@ -261,19 +294,25 @@ def panel(
     st: Any, state: SessionData, conv_for: Callable[[str], Keyed], mode: str, model_label: str, intro: str
 ) -> None:
     """The chat column: history, suggestions, the input, and the send-to-model confirmation."""
-    box = st.container(height=600, border=True)
+    # a fixed height makes a scrolling box, which alone costs the browser 0.25-0.3 s of its main thread
+    # on every new page (measured beside bench/app_floor.py, issue 27): a page that opens with only the
+    # greeting draws a box as tall as its content; a conversation scrolls in a 600 px box
+    talked = bool(state.history) or state.pending is not None
+    box = st.container(height=600 if talked else "content", border=True)
     clicked = None
     with box:
         replay(st, state)
         hints = st.empty()
         if not state.history and state.pending is None:
-            with hints.container(), st.chat_message("assistant"):
+            with hints.chat_message("assistant"):  # the slot holds the message itself: one block less
                 st.markdown(intro)
                 clicked = suggestions(st, conv_for(mode).suggested_questions())
         elif state.pending is None:  # the last answer's follow-ups (gone once a question is asked)
-            with hints.container():
+            with hints:
                 clicked = next_questions(st, state, conv_for(mode))
-    confirm = mode == MODEL and st.checkbox("Show what is sent before each question", value=True, key="confirm_send")
+    confirm = mode == MODEL and st.checkbox(
+        "Show what is sent before each question", value=True, key="confirm_send", persist_state="page"
+    )
     typed = st.chat_input("Ask about this profile, e.g. What uses the most GPU memory?", max_chars=2000)
     question = typed or clicked
     if question:

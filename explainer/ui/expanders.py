@@ -1,8 +1,9 @@
-"""Sidebar expanders whose widgets are drawn only when the expander is open, or already hold a value.
+"""Expanders whose widgets are drawn only when the expander is open, or already hold a value.
 
 A new page's time is mostly the browser drawing elements, not the app's script (issue 27), and the
-sidebar's collapsed expanders hold the heaviest of them: a file uploader, a select box and three
-text fields, drawn (hidden) on every page and again on every rerun. An expander that reports its
+collapsed expanders hold many of them: in the sidebar a file uploader, a select box and three text
+fields; in the tabs the answer mode, the handoff report and the profile's three downloads, drawn
+(hidden) on every page and again on every rerun. An expander that reports its
 state (``on_change="rerun"``) is drawn empty while collapsed; opening it reruns the page, which
 then draws its widgets. Widgets that hold a value stay drawn while collapsed: Streamlit forgets the
 value of a widget a run does not draw, and an uploaded baseline or a typed GPU budget must stay.
@@ -14,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 BASELINE, READING, BUDGET = "box_baseline", "box_reading", "box_budget"
-"""The expanders' keys: ``st.session_state[key] = True`` opens one (what a test does before it sets a widget)."""
+ANSWER, EXPORTS = "box_answer", "box_exports"
+"""The expanders' keys: ``st.session_state[key] = True`` opens one (what a test does before it sets a widget):
+the sidebar's three, the Ask tab's answer mode and handoff report, the Flame graph tab's profile downloads."""
 
 
 def expander(st: Any, label: str, key: str, holds_value: Callable[[], bool]) -> tuple[Any, bool]:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from explainer.model import Profile
+from explainer.ui import expanders
 from explainer.writers import to_folded, to_pprof
 
 FORMATS = (
@@ -40,19 +41,26 @@ def encode(profile: Profile, fmt: str) -> bytes:
 
 
 def downloads(st: Any, profile: Profile, label: str) -> None:
-    """One download button per format, in a row: one horizontal block rather than a column per button
-    (fewer updates for the browser to draw on every page, issue 27)."""
+    """One download button per format, in an expander whose buttons are drawn only when it is opened
+    (:mod:`explainer.ui.expanders`): a page that opens draws one element for them, not five (issue 27)."""
     name = stem(label)
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.caption("Download the profile:", width="content")
-        for fmt, suffix, mime, help_text in FORMATS:
-            st.download_button(
-                fmt,
-                data=lambda fmt=fmt: encode(profile, fmt),
-                file_name=name + suffix,
-                mime=mime,
-                icon=":material/download:",
-                on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
-                key=f"export_{fmt.lower()}",
-                help=help_text,
-            )
+    box, draw = expanders.expander(st, "Download the profile (pprof, folded, JSON)", expanders.EXPORTS, _never)
+    with box:
+        if draw:
+            with st.container(horizontal=True):
+                for fmt, suffix, mime, help_text in FORMATS:
+                    st.download_button(
+                        fmt,
+                        data=lambda fmt=fmt: encode(profile, fmt),
+                        file_name=name + suffix,
+                        mime=mime,
+                        icon=":material/download:",
+                        on_click="ignore",  # no rerun: a rerun can drop the lazy file before the browser fetches it
+                        key=f"export_{fmt.lower()}",
+                        help=help_text,
+                    )
+
+
+def _never() -> bool:
+    """The downloads hold no value to keep while their expander is closed."""
+    return False

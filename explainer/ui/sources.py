@@ -176,11 +176,11 @@ def start_profile(state: SessionData, argv: list[str], errors: list[str], secret
 
 def sidebar(st: Any, state: SessionData, argv: list[str] | None = None) -> Page:
     """The sidebar's source picker; returns what the page shows (the start profile if nothing else works)."""
-    st.header("Profile")
     errors: list[str] = []
     start, start_label = start_profile(state, argv or [], errors, st.secrets)
     start_option = DEMO if start_label == DEMO else f"Opened with: {start_label}"
-    kind = st.radio("Source", (start_option, UPLOAD, SERVER), key="source_kind", label_visibility="collapsed")
+    # the radio's own label is the sidebar's heading: one element less on every page (issue 27)
+    kind = st.radio("Profile", (start_option, UPLOAD, SERVER), key="source_kind")
     profile: Profile | None = None
     if kind == UPLOAD:
         profile, err = _uploaded_profile(

@@ -73,13 +73,15 @@ def search(frame: pd.DataFrame, query: str) -> pd.DataFrame:
 
 def headline(st: Any, summary: Summary, label: str) -> None:
     p = summary.profile
-    # one horizontal block rather than four columns: five updates for the browser to draw instead of
-    # nine, on every page (a later page's time is mostly the browser's, issue 27)
-    with st.container(horizontal=True, gap="medium"):
-        st.metric("Total", units.format_value(summary.total, summary.unit))
-        st.metric("Sample type", str(p.sample_type))
-        st.metric("Functions", units.format_count(summary.stats.function_count))
-        st.metric("Distinct stacks", units.format_count(p.stack_count))
+    # one line of Markdown rather than four metrics in a row: two elements for the browser to draw on
+    # every page instead of five (a later page's time is mostly the browser's, issue 27)
+    figures = (
+        ("Total", units.format_value(summary.total, summary.unit)),
+        ("Sample type", markdown.code(str(p.sample_type))),
+        ("Functions", units.format_count(summary.stats.function_count)),
+        ("Distinct stacks", units.format_count(p.stack_count)),
+    )
+    st.markdown(" · ".join(f"**{name}** {value}" for name, value in figures))
     st.caption(f"Source: {markdown.code(label)} ({clean(p.source.kind, 20)}, {clean(p.source.format, 40)})")
     for note in truncation_notes(summary):
         st.warning(f"Not everything is shown: {clean(note, 300)}", icon="⚠️")
