@@ -50,10 +50,15 @@ state.keep_only(page.profile, page.baseline)
 settings = chat.settings_from(st.secrets)  # read on every run, never kept in the session
 
 st.title(":material/local_fire_department: explainer", anchor=False)
-views.headline(st, summary, page.label)
-pyroscope_form.loaded_query(st, page.profile, st.secrets)
-if page.baseline is not None:
-    diffview.banner(st, state, page.baseline)
+# what sits above the tabs varies with the profile (a truncation warning, a server query, the diff
+# banner): in one container, so the tabs' fragment always starts at the same place. Streamlit names a
+# fragment by where it starts; a tab clicked while a run that moved it was going (after an upload)
+# asked for a fragment that no longer existed, and the click was dropped (the tab went back to Ask)
+with st.container():
+    views.headline(st, summary, page.label)
+    pyroscope_form.loaded_query(st, page.profile, st.secrets)
+    if page.baseline is not None:
+        diffview.banner(st, state, page.baseline)
 
 
 # The tabs are a fragment: opening a tab, a chat question or a click in a view reruns only them, so the

@@ -414,6 +414,18 @@ def test_model_mode_shows_what_would_be_sent_before_sending() -> None:
         assert "answered offline" in at.chat_message[-1].caption[-1].value
 
 
+def tabs_position(at: AppTest) -> int:
+    """Where the tabs start on the page. Streamlit names a fragment by where it starts: a click on a tab
+    made while a run that moved them was going asked for a fragment that no longer existed, and was lost."""
+    found = [
+        i
+        for i, node in at.main.children.items()
+        if any(getattr(c, "type", None) == "tab_container" for c in getattr(node, "children", {}).values())
+    ]
+    assert len(found) == 1, found
+    return int(found[0])
+
+
 def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     at = upload(app(), "now.folded", to_folded(profile("Grown.alloc")).encode())
     before = ProfileBuilder(SampleType("alloc_space", "bytes"))
@@ -421,12 +433,14 @@ def test_a_baseline_shows_the_diff_and_can_be_cleared() -> None:
     before.add(["main", "Worker.run", "Helper.small"], 1_000_000_000)
     before.add(["main", "other_path"], 500_000_000)
     baseline = ("before.folded", to_folded(before.build()).encode(), "text/plain")
+    where = tabs_position(at)
     at.session_state[expanders.BASELINE] = True  # its uploader is drawn once the expander is open
     at.run()
     at.file_uploader(key="upload_baseline").set_value(baseline)
     at.run()
     at.session_state[expanders.BASELINE] = False  # collapsed again: the uploader holding a file stays drawn
     at.run()
+    assert tabs_position(at) == where, "the banner above the tabs must not move the tabs' fragment"
     at.session_state["panel"] = "Diff"  # the diff is built when its tab is open
     at.run()
     no_exception(at)

@@ -139,8 +139,10 @@ def tab(page: Any, name: str, timeout: int = 30_000) -> None:
     """Open tab ``name`` and wait until it is the selected one, within ``timeout`` ms in all.
 
     A click that lands while the tab row is being redrawn by a rerun can be lost (seen once in CI, under
-    load: the hostile-upload test waited 150 s for a tab that was never clicked); a user clicks again, and
-    so does this, every 15 s, until the tab is selected or the whole timeout has passed."""
+    load: the hostile-upload test waited 150 s for a tab that was never clicked). One cause is fixed in
+    app.py (a run that moved the tabs' fragment dropped the click's fragment rerun, tests/test_app.py's
+    ``tabs_position``); a user would click again, and so does this, every 15 s, until the tab is selected
+    or the whole timeout has passed."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     deadline = time.monotonic() + timeout / 1000
