@@ -41,7 +41,8 @@ with st.spinner("Reading and analysing the profile, once for every session…", 
         gpu_budget, budget_errors = budget.sidebar(st)
         for error in budget_errors:
             st.error(error, icon="🚫")
-    made = gate.shown(st, lambda: cache.summary(page.profile))  # the app's time bound and slots
+    # the app's time bound and slots; a summary already made is taken from the shared cache at once
+    made = gate.shown(st, lambda: cache.summary(page.profile), lambda: cache.SHARED.known(page.profile, "summary"))
 if made is None:
     st.stop()
     raise SystemExit  # not reached: st.stop() ends the run (this tells the type checker)
@@ -90,7 +91,9 @@ def panel() -> None:
     sandwich.follow_answers(state)  # an answer's function is the one in focus in every view
     with tabs["Flame graph"]:
         # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
-        data = gate.shown(st, lambda: flamegraph.shared(summary.profile))
+        data = gate.shown(
+            st, lambda: flamegraph.shared(summary.profile), lambda: cache.SHARED.known(summary.profile, "flame")
+        )
         if data is not None:
             pick = lambda name: sandwich.select(st, state, name, "the sandwich's function")  # noqa: E731
             flamegraph.show(st, state, summary.profile, data, pick)
@@ -99,7 +102,9 @@ def panel() -> None:
     # grid's scripts (1.2 MB) or sending the 4,000-row table, and a big profile's sandwich takes a second
     with tabs["Top functions"]:
         if tabs["Top functions"].open is not False:
-            frame = gate.shown(st, lambda: views.shared_table(summary))
+            frame = gate.shown(
+                st, lambda: views.shared_table(summary), lambda: cache.SHARED.known(summary.profile, "table")
+            )
             pick_row = lambda fid: sandwich.select(st, state, page.profile.names[fid], "the sandwich's function")  # noqa: E731
             if frame is not None:
                 views.top_table(st, frame, summary.unit, pick_row)

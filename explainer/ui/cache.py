@@ -119,6 +119,15 @@ class SharedCache:
         result: T = self._once(("derived", id(profile), name), find, make, store)
         return result
 
+    def known(self, profile: Profile, name: str) -> Any:
+        """What :meth:`derived` has already made for (profile, name), else None; never makes it."""
+        with self._lock:
+            known = self._derived.get(id(profile))
+            if known is None or known[0] is not profile:
+                return None
+            self._derived.move_to_end(id(profile))  # a use, as for derived(): the last to be evicted
+            return known[1].get(name)
+
     def _once(self, key: Hashable, find: Callable[[], Any], make: Callable[[], T], store: Callable[[T], None]) -> T:
         """``find()`` under the lock, else ``make()`` once: concurrent callers of one key wait for it."""
         with self._lock:
