@@ -125,3 +125,32 @@ def test_a_filtered_summary_is_made_plainly(in_the_program: None) -> None:
     summary = passes.summarize_beside_attribution(profile, Options(top=5, focus="pkg.mod.f3"))
     assert summary.options.focus == "pkg.mod.f3"
     assert profile not in attribution.attribute._known  # nothing attributed beside: a focus reads another profile
+
+
+def test_a_chain_asked_for_while_another_thread_walks_it_is_walked_not_taken_as_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # app sessions share a cached profile: one asks for a chain while another's walk (GIL released) runs
+    profile = deep_profile(3)
+    stats = functions.function_stats(profile)
+    target = int(stats.present[0])
+    real = chain._paths
+    entered, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def first_waits(p: Profile, batch: list[int]) -> list[list[tuple[int, int]]]:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            entered.set()
+            release.wait(30)
+        return real(p, batch)
+
+    monkeypatch.setattr(chain, "_paths", first_waits)
+    got: dict[str, chain.Chain | None] = {}
+    walker = threading.Thread(target=lambda: got.update(a=chain.heaviest_chains(profile, stats, [target])[target]))
+    walker.start()
+    assert entered.wait(30)
+    got["b"] = chain.heaviest_chains(profile, stats, [target])[target]  # while the first walk is under way
+    release.set()
+    walker.join(30)
+    assert got["a"] is not None and got["a"] == got["b"]
