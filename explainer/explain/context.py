@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
-from explainer.analysis.diff import Diff
 from explainer.analysis.functions import TopRow
 from explainer.analysis.summary import Options, Summary, split_counts, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
@@ -23,6 +22,7 @@ from explainer.queries import Compare, answer
 from explainer.reading import Reading, read
 
 if TYPE_CHECKING:
+    from explainer.analysis.diff import Diff
     from explainer.analysis.sandwich import Sandwich
 
 
