@@ -155,6 +155,7 @@ typedef struct { int state; const char *kind, *msg; Py_ssize_t i; } fold_fail;
  * reference to it), and grown, rarely, with the GIL taken back for the resize. */
 typedef struct { PyObject *obj; Py_ssize_t n, cap; PyThreadState *ts; } frames_buf;
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
+#define WALK_NO_MEMORY -3  /* a walk's scratch could not be allocated (raised as MemoryError) */
 
 
 
@@ -391,7 +392,9 @@ done:
 #define MAX_TARGETS 16
 
 /* heaviest_paths(offsets, frames, values, targets int32[k <= 16], n_names, width) -> [path per target]:
- * one pass over the frames finds each target's outermost call in every stack, then one walk each. */
+ * one pass over the frames finds each target's innermost call in every stack, then one walk each;
+ * a path is [(name id, width), ...] from the root. The pass and the walks run without the GIL (the
+ * CLI walks a chain while a second thread attributes every stack); the lists are made after. */
 static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     Py_buffer off, fr, val, tg;
     Py_ssize_t n_names;
@@ -400,6 +403,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     const int32_t *targets = tg.buf;
     Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0}, n_frames = fr.len / (width == 2 ? 2 : 4);
+    Py_ssize_t room[MAX_TARGETS] = {0}, n_steps[MAX_TARGETS] = {0};
+    int32_t *step_id[MAX_TARGETS] = {0}; int64_t *step_width[MAX_TARGETS] = {0};
     int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *seen = NULL; int8_t *slot = NULL;
     if (frame_width(width)) goto done;
     if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
@@ -409,14 +414,14 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad offsets");
         goto done;
     }
-    stack = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 8);
-    reach = PyMem_Malloc((size_t)(n ? n : 1) * (size_t)k * 4);
-    width_of = PyMem_Calloc((size_t)(n_names ? n_names : 1), 8);
-    seen = PyMem_Malloc((size_t)(n ? n : 1) * 4);
+    stack = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
+    width_of = PyMem_RawCalloc((size_t)(n_names ? n_names : 1), 8);
+    seen = PyMem_RawMalloc((size_t)(n ? n : 1) * 4);
     /* uint16 frames index a table of every uint16 value, ids past the names marked bad: the scan
      * over every frame then needs no bounds test of its own */
     Py_ssize_t n_slots = width == 2 && n_names < 65536 ? 65536 : n_names;
-    slot = PyMem_Malloc((size_t)(n_slots ? n_slots : 1));
+    slot = PyMem_RawMalloc((size_t)(n_slots ? n_slots : 1));
     if (!stack || !reach || !width_of || !seen || !slot) { PyErr_NoMemory(); goto done; }
     memset(slot, -1, (size_t)n_names);
     memset(slot + n_names, BAD_SLOT, (size_t)(n_slots - n_names));
@@ -428,17 +433,35 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
                      : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
+    for (Py_ssize_t t = 0; t < k && !bad; t++) {
+        int32_t deepest = 0;  /* a walk takes one step per depth, up to the deepest reach */
+        for (Py_ssize_t j = 0; j < alive[t]; j++) deepest = reach[t * n + j] > deepest ? reach[t * n + j] : deepest;
+        room[t] = (Py_ssize_t)deepest + 1;
+        step_id[t] = PyMem_RawMalloc((size_t)room[t] * 4);
+        step_width[t] = PyMem_RawMalloc((size_t)room[t] * 8);
+        if (!step_id[t] || !step_width[t]) { bad = WALK_NO_MEMORY; break; }
+        bad = width == 2
+            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of,
+                       seen, step_id[t], step_width[t], room[t], &n_steps[t])
+            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of,
+                       seen, step_id[t], step_width[t], room[t], &n_steps[t]);
+    }
     Py_END_ALLOW_THREADS
+    if (bad == WALK_NO_MEMORY) { PyErr_NoMemory(); goto done; }
     if (raise_bad(bad) || !(result = PyList_New(k))) goto done;
     for (Py_ssize_t t = 0; t < k; t++) {
-        PyObject *steps = width == 2
-            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen)
-            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of, seen);
+        PyObject *steps = PyList_New(n_steps[t]);
         if (!steps) { Py_CLEAR(result); goto done; }
         PyList_SET_ITEM(result, t, steps);
+        for (Py_ssize_t x = 0; x < n_steps[t]; x++) {
+            PyObject *step = Py_BuildValue("(iL)", step_id[t][x], (long long)step_width[t][x]);
+            if (!step) { Py_CLEAR(result); goto done; }
+            PyList_SET_ITEM(steps, x, step);
+        }
     }
 done:
-    PyMem_Free(stack); PyMem_Free(reach); PyMem_Free(width_of); PyMem_Free(seen); PyMem_Free(slot);
+    for (Py_ssize_t t = 0; t < MAX_TARGETS; t++) { PyMem_RawFree(step_id[t]); PyMem_RawFree(step_width[t]); }
+    PyMem_RawFree(stack); PyMem_RawFree(reach); PyMem_RawFree(width_of); PyMem_RawFree(seen); PyMem_RawFree(slot);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
     return result;
 }

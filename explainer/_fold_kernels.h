@@ -205,7 +205,10 @@ bad_id:
 
 /* The widest-bar walk over the `alive` stacks holding target (reach: its depth in each): at each
  * depth, step to the frame with the largest summed value (the lowest id on ties, as numpy's argmax)
- * among the stacks agreeing so far, until target. Returns [(name id, width), ...] from the root.
+ * among the stacks agreeing so far, until target. Writes the steps from the root into step_id and
+ * step_width (room for `room` of them: one per depth, so the deepest reach plus one is enough) and
+ * their count into *n_steps. Runs without the GIL: no Python object is made here (the caller turns
+ * the steps into a list once it holds the GIL again), and failures are returned, never raised.
  *
  * Reading frame d of every agreeing stack, depth after depth, would read one cache line per stack
  * per depth from all over the frames (hundreds of thousands of stacks do not fit in a cache). So
@@ -215,17 +218,19 @@ bad_id:
 #ifndef WALK_BLOCK
 #define WALK_BLOCK 32
 #endif
-static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
-                         int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *seen) {
-    PyObject *steps = PyList_New(0);
+static int K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t target, const int64_t *stack,
+                   int32_t *reach, Py_ssize_t alive, Py_ssize_t n_names, int64_t *width, int32_t *seen,
+                   int32_t *step_id, int64_t *step_width, Py_ssize_t room, Py_ssize_t *n_steps) {
+    int bad = 0;
+    Py_ssize_t steps = 0;
     size_t m = (size_t)(alive ? alive : 1);
-    int64_t *pos = PyMem_Malloc(m * 8), *val = PyMem_Malloc(m * 8);
-    int32_t *col = PyMem_Malloc(m * 4);  /* the tile column of each stack still agreeing */
-    FT *tile = PyMem_Malloc(m * WALK_BLOCK * sizeof(FT));
-    if (!steps || !pos || !val || !col || !tile) { PyErr_NoMemory(); goto fail; }
+    int64_t *pos = PyMem_RawMalloc(m * 8), *val = PyMem_RawMalloc(m * 8);
+    int32_t *col = PyMem_RawMalloc(m * 4);  /* the tile column of each stack still agreeing */
+    FT *tile = PyMem_RawMalloc(m * WALK_BLOCK * sizeof(FT));
+    if (!pos || !val || !col || !tile) { bad = WALK_NO_MEMORY; goto done; }
     for (Py_ssize_t j = 0; j < alive; j++) { pos[j] = o[stack[j]]; val[j] = v[stack[j]]; }
-    int done = 0;
-    for (int64_t d0 = 0; alive && !done; d0 += WALK_BLOCK) {
+    int finished = 0;
+    for (int64_t d0 = 0; alive && !finished; d0 += WALK_BLOCK) {
         for (Py_ssize_t j = 0; j < alive; j++) {  /* the tile: a stack's frames to its target, at most */
             if (j + 16 < alive) {  /* a block of a stack's frames may straddle two cache lines */
                 PREFETCH(&f[pos[j + 16] + d0]);
@@ -238,7 +243,7 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
                 tile[dd * alive + j] = x;
                 worst |= (uint32_t)x >= (uint32_t)n_names;
             }
-            if (worst) { PyErr_SetString(PyExc_ValueError, "bad frame id"); goto fail; }
+            if (worst) { bad = BAD_FRAME; goto done; }
             col[j] = (int32_t)j;
         }
         Py_ssize_t agree = alive;  /* stacks in col[0..agree) still follow the chain */
@@ -267,12 +272,12 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
             for (Py_ssize_t x = 1; x < n_seen; x++)
                 if (width[seen[x]] > width[choice] || (width[seen[x]] == width[choice] && seen[x] < choice))
                     choice = seen[x];
-            PyObject *step = Py_BuildValue("(iL)", choice, (long long)width[choice]);
-            if (!step || PyList_Append(steps, step)) { Py_XDECREF(step); goto fail; }
-            Py_DECREF(step);
+            if (steps >= room) { bad = WALK_NO_MEMORY; goto done; }  /* cannot happen: one step per depth */
+            step_id[steps] = choice;
+            step_width[steps++] = width[choice];
             int many = 0;
             for (Py_ssize_t x = 0; x < n_seen; x++) { many |= seen[x] != choice; width[seen[x]] = 0; }
-            if (choice == target) { done = 1; break; }
+            if (choice == target) { finished = 1; break; }
             if (!many) continue;  /* every stack follows the chain, and none is at target (not chosen) */
             Py_ssize_t kept = 0;  /* the stacks that follow the chain and reach target deeper still */
             for (Py_ssize_t j = 0; j < agree; j++)
@@ -285,39 +290,63 @@ static PyObject *K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_
         }
         alive = agree;
     }
-    PyMem_Free(pos); PyMem_Free(val); PyMem_Free(col); PyMem_Free(tile);
-    return steps;
-fail:
-    PyMem_Free(pos); PyMem_Free(val); PyMem_Free(col); PyMem_Free(tile);
-    Py_XDECREF(steps);
-    return NULL;
+done:
+    PyMem_RawFree(pos); PyMem_RawFree(val); PyMem_RawFree(col); PyMem_RawFree(tile);
+    *n_steps = steps;
+    return bad;
 }
 
 /* Each target's innermost call in every stack (its nearest to the leaf): the stacks its walk starts
  * from, and a depth where the target is reached. Any call's depth will do: at the outermost call the
  * stack's frame is the target, so there the walk either ends or leaves the stack behind, and the
  * frames past it are never read. From the leaf, the usual target (the biggest consumer by self, a
- * leaf frame) is met at the first frame of most stacks instead of after all of them. */
+ * leaf frame) is met at the first frame of most stacks instead of after all of them.
+ *
+ * Most frames are none of the targets (an allocation site is found after most of its stack, and
+ * most stacks hold none of the sites): eight frames are tested at once, their slots ANDed, which is
+ * -1 only when none is a target or a bad id; only a group that is not goes frame by frame. */
+#define FIND_GROUP 8  /* the group below is written out for eight */
 static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
                            Py_ssize_t k, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
     const uint32_t every = k >= 32 ? UINT32_MAX : (1u << k) - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t seen = 0;
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
-        for (int64_t p = hi - 1; p >= lo; p--) {
-            uint32_t x = (uint32_t)f[p];
-            if (sizeof(FT) > 2 && x >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
-            int t = slot[x];
-            if (t < 0) {
-                if (t == BAD_SLOT) goto bad_id;
-                continue;
+        int64_t p = hi - 1;
+        while (p >= lo) {
+            while (p - (FIND_GROUP - 1) >= lo) {  /* the group f[p-7..p]: skipped when no slot is set */
+                const FT *g = f + p - (FIND_GROUP - 1);
+                const uint32_t x0 = g[0], x1 = g[1], x2 = g[2], x3 = g[3], x4 = g[4], x5 = g[5], x6 = g[6], x7 = g[7];
+                if (sizeof(FT) > 2) {  /* int32: ids past the names have no slot (uint16: the slot says) */
+                    const uint32_t top = (uint32_t)n_names;
+                    if ((x0 >= top) | (x1 >= top) | (x2 >= top) | (x3 >= top) | (x4 >= top) | (x5 >= top) |
+                        (x6 >= top) | (x7 >= top))
+                        break;
+                }
+                /* written out: -O2 does not unroll the loop, and the eight loads are then independent */
+                const int8_t all = (int8_t)(slot[x0] & slot[x1] & slot[x2] & slot[x3] & slot[x4] & slot[x5] &
+                                            slot[x6] & slot[x7]);
+                if (all != -1) break;
+                p -= FIND_GROUP;
             }
-            if (!(seen & (1u << t))) {
-                seen |= 1u << t;
-                stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
-                if (seen == every) break;  /* every target has a call in this stack */
+            /* frame by frame, the group that holds a target or a bad id (or the stack's last few frames) */
+            const int64_t stop = p - FIND_GROUP >= lo - 1 ? p - FIND_GROUP : lo - 1;
+            for (; p > stop; p--) {
+                uint32_t x = (uint32_t)f[p];
+                if (sizeof(FT) > 2 && x >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
+                int t = slot[x];
+                if (t < 0) {
+                    if (t == BAD_SLOT) goto bad_id;
+                    continue;
+                }
+                if (!(seen & (1u << t))) {
+                    seen |= 1u << t;
+                    stack[t * n + alive[t]] = i; reach[t * n + alive[t]++] = (int32_t)(p - lo);
+                    if (seen == every) goto next;  /* every target has a call in this stack */
+                }
             }
         }
+    next:;
     }
     return 0;
 bad_id:

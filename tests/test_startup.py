@@ -165,6 +165,8 @@ NOT_FOR_A_QUESTION = (
     ("bz2", "only importlib.resources' zip support pulls it"),
     ("lzma", "only importlib.resources' zip support pulls it"),
     ("random", "only tempfile pulls it"),
+    ("explainer.analysis.diff", "a comparison needs a baseline: the diff's types are type-only imports"),
+    ("explainer.analysis.sandwich", "only a question about one function's callers or callees builds a sandwich"),
 )
 
 

@@ -59,14 +59,17 @@ def heaviest_chains(profile: Profile, stats: FunctionStats, targets: Sequence[in
     known = _CHAINS.setdefault(profile, {})
     wanted = [t for t in dict.fromkeys(targets) if t not in known]
     valid = [t for t in wanted if 0 <= t < len(profile.names) and stats.total_values[t] > 0]
-    known.update(dict.fromkeys(wanted))  # invalid ones stay None
+    found: dict[int, Chain | None] = dict.fromkeys(wanted)  # invalid ones stay None
     for i in range(0, len(valid), _BATCH):
         batch = valid[i : i + _BATCH]
         for target, path in zip(batch, _paths(profile, batch), strict=True):
             if path and path[-1][0] == target:
                 steps = tuple(ChainStep(fid, profile.names[fid], width, *stats.of(fid)) for fid, width in path)
                 total = int(stats.total_values[target])
-                known[target] = Chain(profile.names[target], steps, steps[-1].width, total, profile.unit)
+                found[target] = Chain(profile.names[target], steps, steps[-1].width, total, profile.unit)
+    # published only once walked: the walk releases the GIL, and another thread (an app session on the
+    # same cached profile) asking meanwhile must walk too, never read a placeholder as "no chain"
+    known.update(found)
     return {t: known[t] for t in targets}
 
 

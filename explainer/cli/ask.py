@@ -95,10 +95,15 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     settings, mode = model_choice(args)
     budget = budget_from(args)
     profile = load_profile(args)
+    from explainer.analysis.summary import Options
+    from explainer.cli.passes import summarize_beside_attribution
     from explainer.explain import Conversation  # after the read: the warm-up imports it meanwhile
+    from explainer.explain.context import SUMMARY_TOP
 
     baseline = read_path(args.baseline, read_options(args)) if args.baseline else None
-    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget)
+    # the conversation's summary, its chain and the reading's attribution, two passes at a time
+    summary = summarize_beside_attribution(profile, Options(top=SUMMARY_TOP), chain=True)
+    conv = Conversation(profile, settings=settings, mode=mode, baseline=baseline, budget=budget, summary=summary)
     with cluster_desk(args, profile) as desk:  # pods, namespaces, services: asked of the server
         conv.cluster = desk
         answer = conv.ask(args.question)

@@ -143,10 +143,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         settings = replace(settings, link_hosts=tuple(dict.fromkeys((*settings.link_hosts, *hosts))))
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
-    from explainer.analysis.summary import Options, summarize
+    from explainer.analysis.summary import Options
+    from explainer.cli.passes import summarize_beside_attribution
     from explainer.report.handoff import handoff_markdown
 
-    summary = summarize(profile, Options(top=args.top))
+    summary = summarize_beside_attribution(profile, Options(top=args.top))
     report = handoff_markdown(
         profile,
         baseline,

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chain
-from explainer.analysis.diff import Diff
 from explainer.analysis.functions import TopRow
-from explainer.analysis.summary import Options, Summary, summarize
+from explainer.analysis.summary import Options, Summary, split_counts, summarize
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.explain.checks.names import NameIndex
 from explainer.explain.question.subjects import Names, PartsIndex
@@ -23,15 +22,23 @@ from explainer.queries import Compare, answer
 from explainer.reading import Reading, read
 
 if TYPE_CHECKING:
+    from explainer.analysis.diff import Diff
     from explainer.analysis.sandwich import Sandwich
+
+
+SUMMARY_TOP = 10  # the rows of the summary a context makes (a caller that makes it first uses the same)
 
 
 class ProfileContext:
     def __init__(
-        self, profile: Profile, baseline: Profile | None = None, top: int = 10, summary: Summary | None = None
+        self, profile: Profile, baseline: Profile | None = None, top: int = SUMMARY_TOP, summary: Summary | None = None
     ) -> None:
-        # a summary made elsewhere (the app shares one per profile across sessions) is reused when it fits
-        fits = summary is not None and summary.profile is profile and summary.options == Options(top=top)
+        # a summary made elsewhere (the app shares one per profile across sessions, `ask` makes it beside
+        # the attribution) is reused when it fits: made with these options from this profile, whose
+        # call-counting frames the summary took out (split_counts is memoized: the same object again)
+        fits = (
+            summary is not None and summary.options == Options(top=top) and summary.profile is split_counts(profile)[0]
+        )
         self.summary: Summary = summary if fits and summary is not None else summarize(profile, Options(top=top))
         self.reading: Reading = read(self.summary)
         self.profile = self.summary.profile

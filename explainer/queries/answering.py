@@ -16,7 +16,6 @@ import numpy as np
 from explainer import knowledge
 from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.functions import top
-from explainer.analysis.sandwich import sandwich
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.queries import records as q
 from explainer.queries import shares
@@ -213,6 +212,8 @@ def _neighbours(query: q.Neighbours, reading: Reading) -> q.Result:
     target = function(reading, query.name)
     fid = reading.summary.profile.function_id(query.name)
     assert fid is not None  # function() checked it
+    from explainer.analysis.sandwich import sandwich  # only questions about one function's neighbours
+
     sw = sandwich(reading.summary.profile, fid, query.limit)
     return q.NeighboursResult(
         *base(reading),

@@ -29,7 +29,7 @@ def chains_to_top(reading: Reading, n: int) -> tuple[Chain, ...]:
         names = [s.name for s in reading.sites[:n]] or names
     ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
     # one pass over the frames for all (the summary's own chain, to the top by self, is not asked
-    # for: nothing the handoff shows reads it, and each more target costs the walk 30-40 ms at 500k)
+    # for: nothing the handoff shows reads it, and each more target adds a walk, 10-20 ms at 500k)
     chains = heaviest_chains(summary.profile, summary.stats, ids)
     return tuple(c for c in (chains[fid] for fid in ids) if c is not None)
 

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from explainer.analysis.chain import Chain, ChainStep
-from explainer.analysis.diff import Diff, NoiseFloor, diff_profiles
 from explainer.analysis.functions import top
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
 from explainer.queries.chains import asked_by, chains_to_top, common_prefix
 from explainer.queries.common import Base, Fn, base, biggest, fn, knobs, responsible
 from explainer.reading import Ignorable, Reading, Start
+
+if TYPE_CHECKING:  # the diff is made with a baseline only: analysis.diff loads then (ask on one profile never)
+    from explainer.analysis.diff import Diff, NoiseFloor
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,9 +68,13 @@ _DIFFS: weakref.WeakKeyDictionary[Profile, weakref.WeakKeyDictionary[Profile, Di
 def diff_of(baseline: Profile, profile: Profile, floor: NoiseFloor | None = None) -> Diff:
     """``diff_profiles(baseline, profile, floor)``, made once per pair for the default floor."""
     if floor is not None:
+        from explainer.analysis.diff import diff_profiles  # with a baseline only
+
         return diff_profiles(baseline, profile, floor)
     known = _DIFFS.setdefault(profile, weakref.WeakKeyDictionary())
     if baseline not in known:
+        from explainer.analysis.diff import diff_profiles
+
         known[baseline] = diff_profiles(baseline, profile)
     return known[baseline]
 

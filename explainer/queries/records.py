@@ -11,9 +11,8 @@ about and the caveats that go with them. Nothing here is worded or formatted: su
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from explainer.analysis.diff import Diff
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
 from explainer.queries.common import Base as Base
@@ -21,6 +20,9 @@ from explainer.queries.common import Fn as Fn
 from explainer.queries.handoff import Handoff as Handoff
 from explainer.queries.handoff import HandoffResult as HandoffResult
 from explainer.reading import Ignorable, Role, Start
+
+if TYPE_CHECKING:  # a comparison's diff: analysis.diff loads only when a baseline is given
+    from explainer.analysis.diff import Diff
 
 # -- the questions ---------------------------------------------------------------------------
 

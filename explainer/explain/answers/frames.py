@@ -3,7 +3,6 @@ its numbers, and who calls it or what it calls."""
 
 from __future__ import annotations
 
-from explainer.analysis.sandwich import ENTRY, SELF
 from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
@@ -209,6 +208,8 @@ def _not_found(w: Writer, written: str) -> None:
 
 
 def _numbers(w: Writer, fid: int) -> None:
+    from explainer.analysis.sandwich import ENTRY, SELF  # the sandwich's pseudo-rows: loaded with a neighbours answer
+
     ctx = w.ctx
     f = answer(ctx.reading, SelfVsTotal(ctx.profile.names[fid])).function
     s, t = f.self, f.total
@@ -232,6 +233,8 @@ def _named(rows: tuple[tuple[str, int], ...], pseudo: str, n: int = 3) -> list[t
 
 
 def function(w: Writer, fid: int) -> str | None:
+    from explainer.analysis.sandwich import ENTRY, SELF  # the sandwich's pseudo-rows: loaded with a neighbours answer
+
     ctx = w.ctx
     name = ctx.profile.names[fid]
     f = answer(ctx.reading, SelfVsTotal(name)).function
@@ -274,6 +277,8 @@ def callees(w: Writer, fid: int) -> str | None:
 
 
 def _neighbours(w: Writer, fid: int, side: str) -> str | None:
+    from explainer.analysis.sandwich import ENTRY, SELF  # the sandwich's pseudo-rows: loaded with a neighbours answer
+
     ctx = w.ctx
     sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], 10))
     name, s, t = sw.function.name, sw.function.self, sw.function.total

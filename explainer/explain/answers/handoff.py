@@ -13,13 +13,15 @@ the report), numbers (through :mod:`explainer.units`), names (safe code spans) a
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from explainer import knowledge, units
 from explainer.analysis.chain import Chain
-from explainer.analysis.diff import Diff
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.queries.handoff import HandoffResult
+
+if TYPE_CHECKING:  # a comparison's diff: analysis.diff loads only when a baseline is given
+    from explainer.analysis.diff import Diff
 
 MAX_CHAIN_STEPS = 8  # a longer chain keeps where it enters (the phase) and where it ends (the site)
 MAX_KNOBS = 3

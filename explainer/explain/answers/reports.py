@@ -3,11 +3,15 @@ baseline (the list of questions the explainer answers is :mod:`.intents`')."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from explainer import markdown, units
-from explainer.analysis.diff import Diff
 from explainer.explain.answers import handoff as written
 from explainer.explain.answers.writer import Writer
 from explainer.queries import Compare, Handoff, Overview, UnresolvedShare, answer
+
+if TYPE_CHECKING:  # a comparison's diff: analysis.diff loads only when a baseline is given
+    from explainer.analysis.diff import Diff
 
 
 def overview(w: Writer) -> str | None:

@@ -3,13 +3,14 @@ widest leaf, and how pprof counts both."""
 
 from __future__ import annotations
 
-from explainer.analysis.sandwich import SELF
 from explainer.explain.answers.writer import Writer
 from explainer.queries import Neighbours, SelfVsTotal, answer
 
 
 def _example(w: Writer, fid: int) -> None:
     """Self and total of one function, with where the difference goes (its heaviest callees)."""
+    from explainer.analysis.sandwich import SELF  # the sandwich's pseudo-row: loaded with a neighbours answer
+
     ctx = w.ctx
     sw = answer(ctx.reading, Neighbours(ctx.profile.names[fid], 4))
     name, s, t = sw.function.name, sw.function.self, sw.function.total

@@ -1,0 +1,47 @@
+"""A command's first passes after the read, on both cores: the summary here, the attribution beside it.
+
+Why (issue 27): on a memory profile the reading attributes every stack (a C pass that releases the
+GIL, after a Python pass over the names), and ``handoff`` and ``ask`` then wait for it; the summary
+before it is mostly Python over the names and the top rows. Run at once, the attribution's C pass
+costs no wall time. ``ask`` also walks the heaviest chain (C without the GIL) there: its first answer
+names the nearest application frame on it. ``analyze`` overlaps its chain and the attribution the
+same way (``cli/analyze.chain_beside_attribution``).
+
+Only in the program (:func:`warmup.beside`), only for a memory profile of at least
+``BESIDE_MIN_FRAMES`` frames, and only when the summary reads the profile as read (no focus, ignore or
+hidden trampolines; the call-counting frames' split is memoized, so the attribution is of the very
+profile the summary reads). Anything not worked out beside is computed as before, where it is needed.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+from explainer.cli import warmup
+from explainer.errors import NoSuchFunctionError
+
+if TYPE_CHECKING:
+    from explainer.analysis.summary import Options, Summary
+    from explainer.model import Profile
+
+BESIDE_MIN_FRAMES = 1 << 20  # fewer: both passes take a few ms, and a thread would cost more than it saves
+
+
+def summarize_beside_attribution(profile: Profile, options: Options, *, chain: bool = False) -> Summary:
+    """``summarize(profile, options)``, with the attribution of every stack on the second core meanwhile;
+    ``chain``: the heaviest chain to the top consumer is walked here too, before the block ends."""
+    from explainer import units
+    from explainer.analysis.summary import split_counts, summarize
+    from explainer.knowledge.attribution import attribute
+
+    plain = not (options.focus or options.ignore or options.hide_trampolines)
+    if not plain or units.kind_of(profile.unit) != "bytes" or len(profile.frames) < BESIDE_MIN_FRAMES:
+        return summarize(profile, options)
+    read = split_counts(profile)[0]  # what the summary reads: memoized, so summarize takes this one
+    with warmup.beside(lambda: attribute(read)):
+        summary = summarize(profile, options)
+        if chain:
+            with suppress(NoSuchFunctionError):  # no chain to follow: whoever asks for it raises as before
+                _ = summary.chain
+    return summary

@@ -1,0 +1,156 @@
+"""The heaviest-chain walk without the GIL, and the passes handoff and ask run on both cores (issue 27).
+
+``heaviest_paths`` scans every frame for its targets eight frames at a time and walks without the GIL,
+writing its steps into C arrays that become the lists after. GIVEN deep stacks (past the walk's 32-depth
+tile and across many groups of eight) with targets, recursion and bad ids anywhere in a group, at both
+frame widths, WHEN the compiled walk runs, THEN it equals the numpy twin, refuses bad ids, and lets
+another thread run while it walks. ``cli/passes.summarize_beside_attribution`` gives the summary
+``summarize`` gives, with the attribution of that very profile worked out beside it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from test_compiled_twins import widened
+from test_warmup import progress_while
+
+from explainer.analysis import chain, functions
+from explainer.analysis.summary import Options, split_counts, summarize
+from explainer.cli import passes, warmup
+from explainer.knowledge import attribution
+from explainer.model import Profile, ProfileBuilder, SampleType
+
+if functions._fold is None:  # pragma: no cover - depends on the build
+    pytest.skip("the compiled fold is not built", allow_module_level=True)
+FOLD = functions._fold
+
+NAMES = [f"pkg.mod.f{i}" for i in range(40)] + ["cuMemAlloc_v2", "GPUModelRunner._allocate_kv_cache_tensors"]
+
+
+def deep_profile(seed: int, stacks: int = 300) -> Profile:
+    """Stacks of 1 to 90 frames over few names: shared roots (so the walk has a chain to follow),
+    recursion, and every name at every depth of some stack."""
+    rng = np.random.default_rng(seed)
+    builder = ProfileBuilder(SampleType("alloc_space", "bytes"))
+    for _ in range(stacks):
+        depth = int(rng.integers(1, 91))
+        root = [NAMES[0], NAMES[1]][: min(depth, int(rng.integers(0, 3)))]
+        frames = root + [NAMES[int(i)] for i in rng.integers(0, len(NAMES), depth - len(root))]
+        builder.add(frames, int(rng.integers(1, 10**9)))
+    return builder.build()
+
+
+def paths(profile: Profile, targets: list[int]) -> list[list[tuple[int, int]]]:
+    ids = np.asarray(targets, dtype=np.int32)
+    out: list[list[tuple[int, int]]] = FOLD.heaviest_paths(
+        profile.offsets, profile.frames, profile.values, ids, len(profile.names), profile.frames.itemsize
+    )
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_deep_stacks_walk_as_the_numpy_twin_at_both_widths(seed: int) -> None:
+    profile = deep_profile(seed)
+    present = functions.function_stats(profile).present.tolist()
+    for each in (profile, widened(profile)):
+        for targets in (present[:1], present[-1:], present[:16], present[::3][:16]):
+            assert paths(each, targets) == [chain._widest_path(each, t) for t in targets]
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32])
+@pytest.mark.parametrize("where", [0, 3, 8, 12, 16, 29])
+def test_a_bad_id_anywhere_in_a_group_is_a_value_error(dtype: type, where: int) -> None:
+    # one stack of 30 frames, the target at its root: the scan reads every frame, eight at a time
+    frames = np.zeros(30, dtype=dtype)
+    frames[1:] = 1
+    frames[where] = 7  # past the 2 names
+    offsets = np.array([0, 30], dtype=np.int64)
+    values = np.ones(1, dtype=np.int64)
+    target = np.array([0 if where else 1], dtype=np.int32)
+    with pytest.raises(ValueError, match="bad frame id"):
+        FOLD.heaviest_paths(offsets, frames, values, target, 2, np.dtype(dtype).itemsize)
+
+
+def test_a_long_walk_lets_another_thread_run_and_is_right() -> None:
+    # the target is every stack's leaf: the scan ends at the first frame, and most of the time is the
+    # walk's (which took the GIL back before: the progress alone cannot tell the scan's from the walk's)
+    depth, n = 60, 200_000
+    offsets = np.arange(n + 1, dtype=np.int64) * depth
+    frames = np.tile(np.arange(depth, dtype=np.uint16), n)
+    values = np.ones(n, dtype=np.int64)
+    leaf = np.array([depth - 1], np.int32)
+    out: list[object] = []
+    held, released = progress_while(lambda: out.append(FOLD.heaviest_paths(offsets, frames, values, leaf, depth, 2)))
+    assert held == 0 and released > 0
+    assert out[-1] == [[(d, n) for d in range(depth)]]
+
+
+@pytest.fixture
+def in_the_program(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As ``main.run`` arms it: ``warmup.beside`` runs its work on a second thread; no size floor."""
+    monkeypatch.setattr(warmup, "_program", True)
+    monkeypatch.setattr(passes, "BESIDE_MIN_FRAMES", 0)
+    yield
+
+
+def test_the_summary_beside_the_attribution_is_the_plain_summary(in_the_program: None) -> None:
+    profile = deep_profile(7)
+    threads: list[str] = []
+    real = attribution.attribute._fn
+
+    def recorded(p: Profile) -> attribution.Attribution:
+        threads.append(threading.current_thread().name)
+        return real(p)
+
+    attribution.attribute._fn = recorded
+    try:
+        summary = passes.summarize_beside_attribution(profile, Options(top=5), chain=True)
+    finally:
+        attribution.attribute._fn = real
+    assert threads == ["explainer-beside"]
+    assert summary.profile is split_counts(profile)[0]
+    assert summary.profile in attribution.attribute._known  # the reading finds it worked out
+    assert "chain" in summary.__dict__  # walked before the block ended
+    plain = summarize(profile, Options(top=5))
+    assert (summary.top_self, summary.top_total, summary.chain) == (plain.top_self, plain.top_total, plain.chain)
+
+
+def test_a_filtered_summary_is_made_plainly(in_the_program: None) -> None:
+    profile = deep_profile(8)
+    attribution.attribute.forget(profile)
+    summary = passes.summarize_beside_attribution(profile, Options(top=5, focus="pkg.mod.f3"))
+    assert summary.options.focus == "pkg.mod.f3"
+    assert profile not in attribution.attribute._known  # nothing attributed beside: a focus reads another profile
+
+
+def test_a_chain_asked_for_while_another_thread_walks_it_is_walked_not_taken_as_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # app sessions share a cached profile: one asks for a chain while another's walk (GIL released) runs
+    profile = deep_profile(3)
+    stats = functions.function_stats(profile)
+    target = int(stats.present[0])
+    real = chain._paths
+    entered, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def first_waits(p: Profile, batch: list[int]) -> list[list[tuple[int, int]]]:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            entered.set()
+            release.wait(30)
+        return real(p, batch)
+
+    monkeypatch.setattr(chain, "_paths", first_waits)
+    got: dict[str, chain.Chain | None] = {}
+    walker = threading.Thread(target=lambda: got.update(a=chain.heaviest_chains(profile, stats, [target])[target]))
+    walker.start()
+    assert entered.wait(30)
+    got["b"] = chain.heaviest_chains(profile, stats, [target])[target]  # while the first walk is under way
+    release.set()
+    walker.join(30)
+    assert got["a"] is not None and got["a"] == got["b"]
