@@ -22,11 +22,10 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from app_sessions import ARGS, CHROMIUM, DRAWN_JS, FLOOR, MIN_BARS, REPO, VIEWPORT, free_port
+from app_sessions import ARGS, CHROMIUM, DRAWN_JS, FLOOR, MIN_BARS, REPO, VIEWPORT, free_port, healthy
 
 
 def start(profile: Path, port: int, served: str) -> subprocess.Popen[bytes]:
@@ -42,17 +41,7 @@ def start(profile: Path, port: int, served: str) -> subprocess.Popen[bytes]:
         command[command.index(str(APP_SCRIPT))] = str(cwd / "app.py")
         env["PYTHONPATH"] = str(cwd)
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise SystemExit(f"bench: error: {served} did not start") from None
-            time.sleep(0.1)
+    return healthy(proc, port, f"{served} did not start")
 
 
 def metrics(cdp: Any) -> dict[str, float]:

@@ -98,6 +98,12 @@ def start_server(profile: Path, port: int, floor: bool = False) -> subprocess.Po
     LOG.parent.mkdir(parents=True, exist_ok=True)
     with LOG.open("wb") as log:
         proc = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    return healthy(proc, port, f"streamlit did not start (see {LOG})")
+
+
+def healthy(proc: subprocess.Popen[bytes], port: int, failed: str) -> subprocess.Popen[bytes]:
+    """``proc`` once its Streamlit server answers its health check on ``port``, within 60 s; else it is
+    killed and the bench stops with ``failed``."""
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -107,7 +113,7 @@ def start_server(profile: Path, port: int, floor: bool = False) -> subprocess.Po
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise SystemExit(f"bench: error: streamlit did not start (see {LOG})") from None
+                raise SystemExit(f"bench: error: {failed}") from None
             time.sleep(0.1)
 
 
