@@ -61,9 +61,8 @@ def closed(self):
     close(self)
 warmup.Warmup.start, warmup.Warmup.close = opened, closed
 if os.environ.get("PROBE_SMALL"):  # the 1 KB fixtures stand in for a large profile: no size floor
-    import explainer.cli.analyze, explainer.cli.passes, explainer.readers
+    import explainer.cli.passes, explainer.readers
     explainer.readers.OVERLAP_MIN = 0
-    explainer.cli.analyze.BESIDE_MIN_FRAMES = 0
     explainer.cli.passes.BESIDE_MIN_FRAMES = 0
 extra = json.loads(os.environ.get("PROBE_STEPS", "null"))
 if extra is not None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
-from explainer.cli import warmup
 from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.outputs import add_output_arguments, write_outputs
+from explainer.cli.passes import summarize_beside_attribution
 from explainer.cli.sources import add_source_arguments, load_profile
 from explainer.cli.terminal import json_text
 
 if TYPE_CHECKING:
-    from explainer.analysis.summary import Options, Summary
+    from explainer.analysis.summary import Options
 
 # The analysis and the report are imported by run() after the profile is read: during the read the
 # program's warm-up imports them on the second core (explainer.cli.warmup.WARMS).
@@ -52,12 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace, out: TextIO) -> int:
     budget = budget_from(args)  # before the profile: a bad size or log file fails fast
     profile = load_profile(args)
-    from explainer.analysis.summary import summarize
     from explainer.report.analyze import to_json, to_markdown, to_text
 
     write_outputs(profile, args.output, args)
-    summary = summarize(profile, options_from(args))
-    chain_beside_attribution(summary)
+    summary = summarize_beside_attribution(profile, options_from(args), chain=True)
     if args.format == "json":
         out.write(json_text(to_json(summary, budget)))
         out.write("\n")
@@ -66,21 +64,3 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(to_text(summary, budget))
     return 0
-
-
-BESIDE_MIN_FRAMES = 1 << 20  # fewer: both passes take a few ms, and a thread would cost more than it saves
-
-
-def chain_beside_attribution(summary: Summary) -> None:
-    """The report's first two passes over every frame, at once: the heaviest chain's walk here and, for a
-    memory profile (whose report reads the categories), the attribution of every stack on the second
-    core; both are C that releases the GIL. Only in the program (:func:`warmup.beside`); otherwise, and
-    for anything not worked out here, the report computes it as before."""
-    from explainer import units
-    from explainer.knowledge.attribution import attribute
-
-    profile = summary.profile
-    if units.kind_of(summary.unit) != "bytes" or len(profile.frames) < BESIDE_MIN_FRAMES:
-        return
-    with warmup.beside(lambda: attribute(profile)):
-        _ = summary.chain

@@ -3,14 +3,15 @@
 Why (issue 27): on a memory profile the reading attributes every stack (a C pass that releases the
 GIL, after a Python pass over the names), and ``handoff`` and ``ask`` then wait for it; the summary
 before it is mostly Python over the names and the top rows. Run at once, the attribution's C pass
-costs no wall time. ``ask`` also walks the heaviest chain (C without the GIL) there: its first answer
-names the nearest application frame on it. ``analyze`` overlaps its chain and the attribution the
-same way (``cli/analyze.chain_beside_attribution``).
+costs no wall time. ``analyze`` and ``ask`` also walk the heaviest chain (C without the GIL) there:
+the report shows it, and ask's first answer names the nearest application frame on it.
 
-Only in the program (:func:`warmup.beside`), only for a memory profile of at least
-``BESIDE_MIN_FRAMES`` frames, and only when the summary reads the profile as read (no focus, ignore or
-hidden trampolines; the call-counting frames' split is memoized, so the attribution is of the very
-profile the summary reads). Anything not worked out beside is computed as before, where it is needed.
+Only in the program (:func:`warmup.beside`) and only for a memory profile of at least
+``BESIDE_MIN_FRAMES`` frames. When the summary reads the profile as read (no focus, ignore or hidden
+trampolines; the call-counting frames' split is memoized, so the attribution is of the very profile
+the summary reads) the attribution runs beside the summary and the chain; otherwise it runs beside the
+chain alone, once the summary has made the profile it reads. Anything not worked out beside is computed
+as before, where it is needed.
 """
 
 from __future__ import annotations
@@ -35,13 +36,22 @@ def summarize_beside_attribution(profile: Profile, options: Options, *, chain: b
     from explainer.analysis.summary import split_counts, summarize
     from explainer.knowledge.attribution import attribute
 
-    plain = not (options.focus or options.ignore or options.hide_trampolines)
-    if not plain or units.kind_of(profile.unit) != "bytes" or len(profile.frames) < BESIDE_MIN_FRAMES:
+    if units.kind_of(profile.unit) != "bytes" or len(profile.frames) < BESIDE_MIN_FRAMES:
         return summarize(profile, options)
-    read = split_counts(profile)[0]  # what the summary reads: memoized, so summarize takes this one
-    with warmup.beside(lambda: attribute(read)):
-        summary = summarize(profile, options)
-        if chain:
-            with suppress(NoSuchFunctionError):  # no chain to follow: whoever asks for it raises as before
-                _ = summary.chain
+    if not (options.focus or options.ignore or options.hide_trampolines):
+        read = split_counts(profile)[0]  # what the summary reads: memoized, so summarize takes this one
+        with warmup.beside(lambda: attribute(read)):
+            summary = summarize(profile, options)
+            if chain:
+                _walk(summary)
+        return summary
+    summary = summarize(profile, options)  # the profile it reads is made here: attribute that one
+    if chain:
+        with warmup.beside(lambda: attribute(summary.profile)):
+            _walk(summary)
     return summary
+
+
+def _walk(summary: Summary) -> None:
+    with suppress(NoSuchFunctionError):  # no chain to follow: whoever asks for it raises as before
+        _ = summary.chain
