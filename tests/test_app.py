@@ -46,6 +46,14 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def choose_model(at: AppTest) -> AppTest:
+    """Open the answer-mode expander (its widgets are drawn when it is opened), run, and pick the model."""
+    at.session_state[expanders.ANSWER] = True  # as opening it does
+    at.run()
+    mode = at.radio(key="answer_mode")
+    return mode.set_value(mode.options[1]).run()
+
+
 def profile(top: str, unit: str = "bytes") -> Profile:
     """A small profile whose biggest self is ``top``."""
     b = ProfileBuilder(SampleType("alloc_space", unit))
@@ -389,10 +397,7 @@ def test_model_mode_shows_what_would_be_sent_before_sending() -> None:
         server.push(Reply("`GPUModelRunner._allocate_kv_cache_tensors` allocates 55.1 GB, 73.8% of 74.7 GB [F3]."))
         at = AppTest.from_file(APP, default_timeout=60)
         at.secrets.update({"OPENAI_API_KEY": canary, "OPENAI_BASE_URL": server.url, "EXPLAINER_MODEL": "test-model"})
-        at.session_state[expanders.ANSWER] = True  # the mode switch is in an expander drawn when opened
-        at.run()
-        mode = at.radio(key="answer_mode")
-        at = mode.set_value(mode.options[1]).run()
+        at = choose_model(at)
         at.chat_input[0].set_value(QUESTION).run()
         no_exception(at)
         assert server.requests == [], "nothing is sent before the user says so"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from openai_server import Fault, OpenAIServer, Reply
 from streamlit.testing.v1 import AppTest
-from test_app import APP, QUESTION, no_exception
+from test_app import APP, QUESTION, choose_model, no_exception
 
 from explainer.cli.main import main
 from explainer.explain import Conversation, LlmSettings
@@ -184,9 +184,7 @@ def test_the_app_shows_the_offline_answer_marked_when_the_model_hangs(server: Op
             "EXPLAINER_LLM_TIMEOUT": "2",
         }
     )
-    at.run()
-    mode = at.radio(key="answer_mode")
-    at = mode.set_value(mode.options[1]).run()
+    at = choose_model(at)
     at.chat_input[0].set_value(QUESTION).run()
     at.button(key="send_pending").click().run()
     no_exception(at)

@@ -19,7 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 from openai_server import OpenAIServer, Reply
 from streamlit.testing.v1 import AppTest
-from test_app import APP, QUESTION, no_exception
+from test_app import APP, QUESTION, choose_model, no_exception
 
 from explainer.cli.main import main
 from explainer.cli.terminal import terminal_safe
@@ -109,9 +109,7 @@ def test_the_app_shows_model_links_as_text(server: OpenAIServer) -> None:
     server.push(Reply("The KV cache dominates; [read more](https://evil.invalid/more).\n"))
     at = AppTest.from_file(APP, default_timeout=60)
     at.secrets.update({"OPENAI_BASE_URL": server.url, "EXPLAINER_MODEL": "test-model", "OPENAI_API_KEY": "k"})
-    at.run()
-    mode = at.radio(key="answer_mode")
-    at = mode.set_value(mode.options[1]).run()
+    at = choose_model(at)
     at.chat_input[0].set_value(QUESTION).run()
     at.button(key="send_pending").click().run()
     no_exception(at)
