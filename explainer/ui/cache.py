@@ -96,19 +96,12 @@ class SharedCache:
     def derived(self, profile: Profile, name: str, make: Callable[[], T]) -> T:
         """``make()`` once per (profile object, name) across sessions."""
 
-        def entry() -> dict[str, Any] | None:
-            known = self._derived.get(id(profile))
-            if known is None or known[0] is not profile:
-                return None
-            self._derived.move_to_end(id(profile))
-            return known[1]
-
         def find() -> Any:
-            values = entry()
+            values = self._entry(profile)
             return None if values is None else values.get(name)
 
         def store(value: Any) -> None:
-            values = entry()
+            values = self._entry(profile)
             if values is None:
                 values = {}
                 self._derived[id(profile)] = (profile, values)
@@ -122,11 +115,17 @@ class SharedCache:
     def known(self, profile: Profile, name: str) -> Any:
         """What :meth:`derived` has already made for (profile, name), else None; never makes it."""
         with self._lock:
-            known = self._derived.get(id(profile))
-            if known is None or known[0] is not profile:
-                return None
-            self._derived.move_to_end(id(profile))  # a use, as for derived(): the last to be evicted
-            return known[1].get(name)
+            values = self._entry(profile)
+            return None if values is None else values.get(name)
+
+    def _entry(self, profile: Profile) -> dict[str, Any] | None:
+        """What is derived of ``profile`` (the very object, not another at a reused id), marked as the
+        last used so that it is the last evicted; called under the lock."""
+        known = self._derived.get(id(profile))
+        if known is None or known[0] is not profile:
+            return None
+        self._derived.move_to_end(id(profile))
+        return known[1]
 
     def _once(self, key: Hashable, find: Callable[[], Any], make: Callable[[], T], store: Callable[[T], None]) -> T:
         """``find()`` under the lock, else ``make()`` once: concurrent callers of one key wait for it."""
