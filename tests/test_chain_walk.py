@@ -6,12 +6,18 @@ tile and across many groups of eight) with targets, recursion and bad ids anywhe
 frame widths, WHEN the compiled walk runs, THEN it equals the numpy twin, refuses bad ids, and lets
 another thread run while it walks. ``cli/passes.summarize_beside_attribution`` gives the summary
 ``summarize`` gives, with the attribution of that very profile worked out beside it.
+
+GIVEN real and generated profiles and the chains the handoff shows (to the top consumers, or to
+their allocation sites), WHEN they are walked in one batch, or on both cores (``passes.walk_chains``:
+the first beside, the rest on this thread), THEN every chain, its steps and their values, equals the
+chain to that target walked alone.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,10 +25,13 @@ from test_compiled_twins import widened
 from test_warmup import progress_while
 
 from explainer.analysis import chain, functions
-from explainer.analysis.summary import Options, split_counts, summarize
+from explainer.analysis.summary import Options, Summary, split_counts, summarize
 from explainer.cli import passes, warmup
 from explainer.knowledge import attribution
 from explainer.model import Profile, ProfileBuilder, SampleType
+from explainer.queries.chains import chains_to
+from explainer.queries.handoff import chain_targets
+from explainer.reading import read
 
 if functions._fold is None:  # pragma: no cover - depends on the build
     pytest.skip("the compiled fold is not built", allow_module_level=True)
@@ -154,3 +163,83 @@ def test_a_chain_asked_for_while_another_thread_walks_it_is_walked_not_taken_as_
     release.set()
     walker.join(30)
     assert got["a"] is not None and got["a"] == got["b"]
+
+
+def walked_alone(summary: Summary, target: int) -> chain.Chain | None:
+    """The chain to ``target`` walked by itself, on a copy of the profile (walks are kept per profile object)."""
+    copy = replace(summary.profile)
+    return chain.heaviest_chains(copy, functions.function_stats(copy), [target])[target]
+
+
+def handoff_summary(profile: Profile) -> tuple[Summary, list[int]]:
+    summary = summarize(profile, Options(top=5))
+    return summary, chain_targets(read(summary), 5)
+
+
+def assert_batch_is_each_alone(summary: Summary, targets: list[int]) -> None:
+    alone = [walked_alone(summary, t) for t in targets]
+    copy = replace(summary.profile)
+    batch = chain.heaviest_chains(copy, functions.function_stats(copy), targets)
+    assert [batch[t] for t in targets] == alone
+
+
+def test_the_handoff_chains_in_one_batch_are_each_walked_alone_on_the_real_corpus(real_dir) -> None:  # type: ignore[no-untyped-def]
+    from test_compiled_twins import real_profiles
+
+    for profile in real_profiles(real_dir):
+        summary, targets = handoff_summary(profile)
+        assert_batch_is_each_alone(summary, targets)
+        present = functions.function_stats(summary.profile).present.tolist()
+        assert_batch_is_each_alone(summary, present[:: max(1, len(present) // 16)][:16])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_chains_walked_on_both_cores_are_each_walked_alone(in_the_program: None, seed: int) -> None:
+    profile = deep_profile(seed, stacks=2_000)
+    summary = summarize(profile, Options(top=5))
+    targets = functions.function_stats(summary.profile).present.tolist()[seed : seed + 4]
+    passes.walk_chains(summary, targets)
+    assert chains_to(summary, targets) == tuple(c for c in (walked_alone(summary, t) for t in targets) if c)
+
+
+@pytest.mark.slow  # generates a 20k-stack GPU profile (kept in .pytest_cache/gen once made)
+def test_the_handoff_chains_of_a_generated_gpu_profile_on_both_cores(in_the_program: None, generator) -> None:  # type: ignore[no-untyped-def]
+    from conftest import generated_profile
+    from explainer.readers import read_path
+
+    summary, targets = handoff_summary(read_path(generated_profile(20_000)))
+    assert len(targets) == 3  # the allocator is the top consumer: its three allocation sites
+    assert_batch_is_each_alone(summary, targets)
+    passes.walk_chains(summary, targets)
+    assert chains_to(summary, targets) == tuple(walked_alone(summary, t) for t in targets)
+
+
+def test_both_cores_walk_the_first_chain_beside_and_the_rest_here(
+    in_the_program: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = summarize(deep_profile(5), Options(top=5))
+    targets = functions.function_stats(summary.profile).present.tolist()[:3]
+    calls: list[tuple[str, list[int]]] = []
+    real = chain._paths
+
+    def recorded(p: Profile, batch: list[int]) -> list[list[tuple[int, int]]]:
+        calls.append((threading.current_thread().name, batch))
+        return real(p, batch)
+
+    monkeypatch.setattr(chain, "_paths", recorded)
+    passes.walk_chains(summary, [*targets, targets[0]])  # a repeated target is walked once
+    assert sorted(calls) == [("MainThread", targets[1:]), ("explainer-beside", targets[:1])]
+    calls.clear()
+    chains_to(summary, targets)
+    assert calls == []  # the handoff finds them walked
+
+
+def test_outside_the_program_nothing_is_walked_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one core: a split would scan every frame twice, so the chains are left to the handoff's one batch
+    monkeypatch.setattr(passes, "BESIDE_MIN_FRAMES", 0)
+    summary = summarize(deep_profile(6), Options(top=5))
+    calls: list[list[int]] = []
+    real = chain._paths
+    monkeypatch.setattr(chain, "_paths", lambda p, batch: calls.append(batch) or real(p, batch))
+    passes.walk_chains(summary, functions.function_stats(summary.profile).present.tolist()[:3])
+    assert calls == []

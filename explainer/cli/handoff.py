@@ -144,14 +144,19 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     baseline = load_baseline(args)  # before --at-peak narrows the window the baseline may default to
     profile, peak = load_source(args)
     from explainer.analysis.summary import Options
-    from explainer.cli.passes import summarize_beside_attribution
+    from explainer.cli.passes import summarize_beside_attribution, walk_chains
+    from explainer.queries.handoff import chain_targets
+    from explainer.reading import read
     from explainer.report.handoff import handoff_markdown
 
     summary = summarize_beside_attribution(profile, Options(top=args.top))
+    reading = read(summary)
+    walk_chains(summary, chain_targets(reading, args.top))  # on both cores: the report finds them walked
     report = handoff_markdown(
         profile,
         baseline,
         summary=summary,
+        reading=reading,
         llm_settings=settings,
         top=args.top,
         floor=floor_from(args),

@@ -16,6 +16,7 @@ as before, where it is needed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
@@ -55,3 +56,20 @@ def summarize_beside_attribution(profile: Profile, options: Options, *, chain: b
 def _walk(summary: Summary) -> None:
     with suppress(NoSuchFunctionError):  # no chain to follow: whoever asks for it raises as before
         _ = summary.chain
+
+
+def walk_chains(summary: Summary, targets: Sequence[int]) -> None:
+    """The heaviest chains to ``targets`` (handoff's, to its allocation sites), the first walked on the
+    second core while this thread walks the rest: kept per profile, so whoever asks next finds them.
+
+    Why (issue 27): each batch of walks is C without the GIL, one pass over every frame to find the
+    targets' stacks and then a walk per target (about 20 ms and 10 ms at 500k stacks); on one core the
+    handoff's three were most of what it added to ``analyze``. Only in the program and only when the
+    profile is large: elsewhere nothing is walked here (a split on one core would scan twice)."""
+    from explainer.analysis.chain import heaviest_chains
+
+    ids = list(dict.fromkeys(targets))
+    if len(ids) < 2 or len(summary.profile.frames) < BESIDE_MIN_FRAMES or not warmup.both_cores():
+        return
+    with warmup.beside(lambda: heaviest_chains(summary.profile, summary.stats, ids[:1])):
+        heaviest_chains(summary.profile, summary.stats, ids[1:])

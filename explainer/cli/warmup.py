@@ -136,6 +136,11 @@ def disarm() -> None:
     _armed, _program = None, False
 
 
+def both_cores() -> bool:
+    """Does :func:`beside` run its work (in the program), or leave it to whoever needs the result?"""
+    return _program
+
+
 @contextmanager
 def beside(work: Callable[[], object]) -> Iterator[None]:
     """Run ``work`` on a second thread while the block runs, joined when it ends: for two passes over a
@@ -143,7 +148,7 @@ def beside(work: Callable[[], object]) -> Iterator[None]:
     imported before), so at most ``work`` imports; its result must be kept where the code after the
     block finds it (a per-profile memo); a failure is swallowed there, and whoever needs the result
     computes it again and raises. Only in the program (see :func:`arm`): elsewhere ``work`` is not run."""
-    if not _program:
+    if not both_cores():
         yield
         return
     thread = threading.Thread(target=_quietly, args=(work,), name="explainer-beside", daemon=True)

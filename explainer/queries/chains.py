@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from explainer.analysis.chain import Chain, ChainStep, heaviest_chains
 from explainer.analysis.functions import top
+from explainer.analysis.summary import Summary
 from explainer.knowledge import Site
 from explainer.reading import Reading
 
@@ -20,14 +21,18 @@ def asked_by(reading: Reading, n: int) -> tuple[Site, ...]:
     return tuple(reading.sites[:n])
 
 
-def chains_to_top(reading: Reading, n: int) -> tuple[Chain, ...]:
-    """Heaviest chains to the top ``n`` consumers by self (to their allocation sites when those are
-    allocator frames); a consumer reached only off the widest path is left out, not guessed."""
+def top_targets(reading: Reading, n: int) -> list[int]:
+    """The function ids of the top ``n`` consumers by self, or of their allocation sites when those
+    are allocator frames: what the handoff walks its chains to (names the profile lacks left out)."""
     summary = reading.summary
     names = [r.name for r in top(summary.stats, "self", n).rows]  # not the summary's rows: its --top may be smaller
     if any(reading.role(name) == "allocator" for name in names):
         names = [s.name for s in reading.sites[:n]] or names
-    ids = [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+    return [fid for fid in (summary.profile.function_id(name) for name in names) if fid is not None]
+
+
+def chains_to(summary: Summary, ids: Sequence[int]) -> tuple[Chain, ...]:
+    """Heaviest chains to ``ids``; one reached only off the widest path is left out, not guessed."""
     # one pass over the frames for all (the summary's own chain, to the top by self, is not asked
     # for: nothing the handoff shows reads it, and each more target adds a walk, 10-20 ms at 500k)
     chains = heaviest_chains(summary.profile, summary.stats, ids)

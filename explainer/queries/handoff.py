@@ -16,9 +16,11 @@ from explainer.analysis.chain import Chain, ChainStep
 from explainer.analysis.functions import top
 from explainer.knowledge import CategoryShare, Site
 from explainer.model import Profile
-from explainer.queries.chains import asked_by, chains_to_top, common_prefix
+from explainer.queries.chains import asked_by, chains_to, common_prefix, top_targets
 from explainer.queries.common import Base, Fn, base, biggest, fn, knobs, responsible
 from explainer.reading import Ignorable, Reading, Start
+
+CHAINS = 3  # the handoff shows the heaviest chains to at most this many consumers (or their sites)
 
 if TYPE_CHECKING:  # the diff is made with a baseline only: analysis.diff loads then (ask on one profile never)
     from explainer.analysis.diff import Diff, NoiseFloor
@@ -79,6 +81,12 @@ def diff_of(baseline: Profile, profile: Profile, floor: NoiseFloor | None = None
     return known[baseline]
 
 
+def chain_targets(reading: Reading, rows: int) -> list[int]:
+    """The function ids :func:`handoff` walks its chains to, for a handoff of ``rows`` rows: a caller
+    may walk them first (on another core; the walks are kept per profile), and the handoff finds them."""
+    return top_targets(reading, min(rows, CHAINS)) if reading.summary.total else []
+
+
 def handoff(reading: Reading, query: Handoff) -> HandoffResult:
     """The handoff's facts for the profile ``reading`` was built from."""
     s = reading.summary
@@ -87,7 +95,7 @@ def handoff(reading: Reading, query: Handoff) -> HandoffResult:
     diff = None
     if query.baseline is not None:
         diff = diff_of(query.baseline, s.profile, query.floor)
-    chains = chains_to_top(reading, min(query.top, 3)) if s.total else ()
+    chains = chains_to(s, chain_targets(reading, query.top))
     return HandoffResult(
         *base(reading),
         resource=reading.resource,

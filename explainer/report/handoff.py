@@ -23,7 +23,7 @@ from explainer.knowledge.visibility import Budget
 from explainer.model import Profile
 from explainer.queries.handoff import Handoff, HandoffResult
 from explainer.queries.handoff import handoff as handoff_facts
-from explainer.reading import counts_caveats, read
+from explainer.reading import Reading, counts_caveats, read
 from explainer.report import handoff_parts as parts
 from explainer.report.analyze import truncation_notes
 from explainer.report.diff import changes_table, floor_sentence, presence_bullets, total_sentence
@@ -46,6 +46,7 @@ def handoff_markdown(
     baseline: Profile | None = None,
     *,
     summary: Summary | None = None,
+    reading: Reading | None = None,
     llm_settings: Any = None,
     now: datetime | None = None,
     top: int = 5,
@@ -60,15 +61,16 @@ def handoff_markdown(
     """The handoff report for ``profile`` (and what changed since ``baseline``), as Markdown.
 
     ``summary`` is an already computed analysis of ``profile`` (its options, such as focus, are
-    kept); ``llm_settings`` (``explainer.explain.LlmSettings``) asks the configured model for a
-    verified summary on top; ``now`` is printed as the generation time when given; ``peak`` says
+    kept) and ``reading`` its reading, when made already; ``llm_settings``
+    (``explainer.explain.LlmSettings``) asks the configured model for a verified summary on top;
+    ``now`` is printed as the generation time when given; ``peak`` says
     the window was chosen at the peak of the series (``--at-peak``); ``pods`` is the server source's
     pods section (:func:`explainer.report.cluster.pods_section`), placed after the headline; ``require_model`` makes a
     model that does not write the summary a :class:`~explainer.errors.ModelUnavailableError`;
     ``budget`` is what the user knows about the GPU, for the visibility section.
     """
     summary = summary or summarize(profile, Options(top=top))
-    reading = read(summary)
+    reading = reading if reading is not None and reading.summary is summary else read(summary)
     # the same facts, and the same section writer, as the chat's handoff answer
     facts = handoff_facts(reading, Handoff(top=top, baseline=baseline, floor=floor))
     pen = parts.Plain(facts)
