@@ -11,6 +11,9 @@
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
  * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets
  *   (from each leaf: a leaf target is found at once).
+ * find_calls, walk_calls: heaviest_paths in two halves, its pass over a range of the stacks and its walks
+ *   from what the passes found, so two threads share the work (cli/passes.py walk_chains; no numpy twin:
+ *   used only with the compiled fold, and tested equal to heaviest_paths).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
  *
@@ -391,60 +394,76 @@ done:
 
 #define MAX_TARGETS 16
 
-/* heaviest_paths(offsets, frames, values, targets int32[k <= 16], n_names, width) -> [path per target]:
- * one pass over the frames finds each target's innermost call in every stack, then one walk each;
- * a path is [(name id, width), ...] from the root. The pass and the walks run without the GIL (the
- * CLI walks a chain while a second thread attributes every stack); the lists are made after. */
-static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
-    Py_buffer off, fr, val, tg;
-    Py_ssize_t n_names;
-    int width;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ni", &off, &fr, &val, &tg, &n_names, &width)) return NULL;
-    PyObject *result = NULL;
-    const int32_t *targets = tg.buf;
-    Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0}, n_frames = fr.len / (width == 2 ? 2 : 4);
-    Py_ssize_t room[MAX_TARGETS] = {0}, n_steps[MAX_TARGETS] = {0};
-    int32_t *step_id[MAX_TARGETS] = {0}; int64_t *step_width[MAX_TARGETS] = {0};
-    int64_t *stack = NULL, *width_of = NULL; int32_t *reach = NULL, *seen = NULL; int8_t *slot = NULL;
-    if (frame_width(width)) goto done;
-    if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); goto done; }
+/* The checks of heaviest_paths, find_calls and walk_calls: a frame width, 1 to 16 distinct targets among
+ * the names, offsets of n stacks that fit the frames; then the slot of every frame id (the target's
+ * index, -1 for none, BAD_SLOT past the names), which the caller frees. NULL with the error set. */
+static int8_t *target_slots(const Py_buffer *off, Py_ssize_t n, const Py_buffer *fr, const Py_buffer *tg,
+                            Py_ssize_t n_names, int width) {
+    const int32_t *targets = tg->buf;
+    Py_ssize_t k = tg->len / 4;
+    if (frame_width(width)) return NULL;
+    if (k < 1 || k > MAX_TARGETS) { PyErr_SetString(PyExc_ValueError, "1 to 16 targets"); return NULL; }
     for (Py_ssize_t t = 0; t < k; t++)
-        if (targets[t] < 0 || targets[t] >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); goto done; }
-    if (off.len / 8 != n + 1 || check_offsets(off.buf, n, n_frames)) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad offsets");
-        goto done;
+        if (targets[t] < 0 || targets[t] >= n_names) { PyErr_SetString(PyExc_ValueError, "bad target"); return NULL; }
+    if (off->len / 8 != n + 1 || check_offsets(off->buf, n, fr->len / width)) {
+        PyErr_SetString(PyExc_ValueError, "bad offsets");
+        return NULL;
     }
-    stack = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 8);
-    reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
-    width_of = PyMem_RawCalloc((size_t)(n_names ? n_names : 1), 8);
-    seen = PyMem_RawMalloc((size_t)(n ? n : 1) * 4);
     /* uint16 frames index a table of every uint16 value, ids past the names marked bad: the scan
      * over every frame then needs no bounds test of its own */
     Py_ssize_t n_slots = width == 2 && n_names < 65536 ? 65536 : n_names;
-    slot = PyMem_RawMalloc((size_t)(n_slots ? n_slots : 1));
-    if (!stack || !reach || !width_of || !seen || !slot) { PyErr_NoMemory(); goto done; }
+    int8_t *slot = PyMem_RawMalloc((size_t)(n_slots ? n_slots : 1));
+    if (!slot) { PyErr_NoMemory(); return NULL; }
     memset(slot, -1, (size_t)n_names);
     memset(slot + n_names, BAD_SLOT, (size_t)(n_slots - n_names));
     for (Py_ssize_t t = 0; t < k; t++) {  /* each walk compacts its own lists: targets must differ */
-        if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); goto done; }
+        if (slot[targets[t]] >= 0) { PyErr_SetString(PyExc_ValueError, "targets repeat"); PyMem_RawFree(slot); return NULL; }
         slot[targets[t]] = (int8_t)t;
     }
+    return slot;
+}
+
+/* Each of the k targets' calls in the stacks first..end-1 (find_targets without the GIL): into stack and
+ * reach, k rows of end - first, alive[t] of them in target t's row. 0, or the error set. */
+static int find_rows(const Py_buffer *off, const Py_buffer *fr, const int8_t *slot, Py_ssize_t k, Py_ssize_t n_names,
+                     int width, Py_ssize_t first, Py_ssize_t end, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+    const int64_t *o = (const int64_t *)off->buf + first;
+    Py_ssize_t m = end - first;
     int bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = width == 2 ? find_targets_u16(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive)
-                     : find_targets_i32(off.buf, n, fr.buf, n_names, slot, k, stack, reach, alive);
+    bad = width == 2 ? find_targets_u16(o, m, fr->buf, n_names, slot, k, stack, reach, alive)
+                     : find_targets_i32(o, m, fr->buf, n_names, slot, k, stack, reach, alive);
+    Py_END_ALLOW_THREADS
+    return raise_bad(bad);
+}
+
+/* The walks to each target from its calls: target t's are stack[from[t] ..] and reach[from[t] ..],
+ * alive[t] of them (reach is compacted in place). The walks run without the GIL (the CLI walks chains
+ * while another thread attributes every stack, or walks the other chains); the lists are made after:
+ * a path per target, [(name id, width), ...] from the root. */
+static PyObject *walk_rows(const Py_buffer *off, const Py_buffer *fr, const Py_buffer *val, const int32_t *targets,
+                           Py_ssize_t k, Py_ssize_t n_names, int width, const int64_t *stack, int32_t *reach,
+                           const Py_ssize_t *from, const Py_ssize_t *alive) {
+    PyObject *result = NULL;
+    Py_ssize_t n = val->len / 8, room[MAX_TARGETS] = {0}, n_steps[MAX_TARGETS] = {0};
+    int32_t *step_id[MAX_TARGETS] = {0}; int64_t *step_width[MAX_TARGETS] = {0};
+    int64_t *width_of = PyMem_RawCalloc((size_t)(n_names ? n_names : 1), 8);
+    int32_t *seen = PyMem_RawMalloc((size_t)(n ? n : 1) * 4);
+    int bad = 0;
+    if (!width_of || !seen) { PyErr_NoMemory(); goto done; }
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < k && !bad; t++) {
         int32_t deepest = 0;  /* a walk takes one step per depth, up to the deepest reach */
-        for (Py_ssize_t j = 0; j < alive[t]; j++) deepest = reach[t * n + j] > deepest ? reach[t * n + j] : deepest;
+        for (Py_ssize_t j = 0; j < alive[t]; j++) deepest = reach[from[t] + j] > deepest ? reach[from[t] + j] : deepest;
         room[t] = (Py_ssize_t)deepest + 1;
         step_id[t] = PyMem_RawMalloc((size_t)room[t] * 4);
         step_width[t] = PyMem_RawMalloc((size_t)room[t] * 8);
         if (!step_id[t] || !step_width[t]) { bad = WALK_NO_MEMORY; break; }
         bad = width == 2
-            ? walk_u16(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of,
-                       seen, step_id[t], step_width[t], room[t], &n_steps[t])
-            : walk_i32(off.buf, fr.buf, val.buf, targets[t], stack + t * n, reach + t * n, alive[t], n_names, width_of,
-                       seen, step_id[t], step_width[t], room[t], &n_steps[t]);
+            ? walk_u16(off->buf, fr->buf, val->buf, targets[t], stack + from[t], reach + from[t], alive[t], n_names,
+                       width_of, seen, step_id[t], step_width[t], room[t], &n_steps[t])
+            : walk_i32(off->buf, fr->buf, val->buf, targets[t], stack + from[t], reach + from[t], alive[t], n_names,
+                       width_of, seen, step_id[t], step_width[t], room[t], &n_steps[t]);
     }
     Py_END_ALLOW_THREADS
     if (bad == WALK_NO_MEMORY) { PyErr_NoMemory(); goto done; }
@@ -461,8 +480,114 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     }
 done:
     for (Py_ssize_t t = 0; t < MAX_TARGETS; t++) { PyMem_RawFree(step_id[t]); PyMem_RawFree(step_width[t]); }
-    PyMem_RawFree(stack); PyMem_RawFree(reach); PyMem_RawFree(width_of); PyMem_RawFree(seen); PyMem_RawFree(slot);
+    PyMem_RawFree(width_of); PyMem_RawFree(seen);
+    return result;
+}
+
+/* heaviest_paths(offsets, frames, values, targets int32[k <= 16], n_names, width) -> [path per target]:
+ * one pass over the frames finds each target's innermost call in every stack, then one walk each;
+ * a path is [(name id, width), ...] from the root. */
+static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val, tg;
+    Py_ssize_t n_names;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ni", &off, &fr, &val, &tg, &n_names, &width)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = val.len / 8, k = tg.len / 4, alive[MAX_TARGETS] = {0}, from[MAX_TARGETS];
+    int64_t *stack = NULL; int32_t *reach = NULL;
+    int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
+    if (!slot) goto done;
+    stack = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
+    if (!stack || !reach) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t t = 0; t < k; t++) from[t] = t * n;
+    if (!find_rows(&off, &fr, slot, k, n_names, width, 0, n, stack, reach, alive))
+        result = walk_rows(&off, &fr, &val, tg.buf, k, n_names, width, stack, reach, from, alive);
+done:
+    PyMem_RawFree(stack); PyMem_RawFree(reach); PyMem_RawFree(slot);
     PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
+    return result;
+}
+
+/* find_calls(offsets, frames, targets int32[k <= 16], n_names, width, first, end) -> (stacks, depths, counts):
+ * heaviest_paths' pass over the stacks first..end-1 only, so that two threads can share a profile's:
+ * each target's stacks holding it (int64, ascending) and the depth of its innermost call there (int32),
+ * one target's after the other's, counts[t] of target t. walk_calls walks from them. */
+static PyObject *find_calls(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, tg;
+    Py_ssize_t n_names, first, end;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*y*y*ninn", &off, &fr, &tg, &n_names, &width, &first, &end)) return NULL;
+    PyObject *result = NULL, *stacks = NULL, *depths = NULL, *counts = NULL;
+    Py_ssize_t n = off.len / 8 - 1, k = tg.len / 4, alive[MAX_TARGETS] = {0}, m = end - first, total = 0;
+    int64_t *stack = NULL; int32_t *reach = NULL;
+    int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
+    if (!slot) goto done;
+    if (first < 0 || first > end || end > n) { PyErr_SetString(PyExc_ValueError, "bad stack range"); goto done; }
+    stack = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 8);
+    reach = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 4);
+    if (!stack || !reach) { PyErr_NoMemory(); goto done; }
+    if (find_rows(&off, &fr, slot, k, n_names, width, first, end, stack, reach, alive)) goto done;
+    for (Py_ssize_t t = 0; t < k; t++) total += alive[t];
+    if (!(stacks = PyBytes_FromStringAndSize(NULL, total * 8)) || !(depths = PyBytes_FromStringAndSize(NULL, total * 4)) ||
+        !(counts = PyTuple_New(k)))
+        goto done;
+    int64_t *s_out = (int64_t *)PyBytes_AS_STRING(stacks);
+    int32_t *d_out = (int32_t *)PyBytes_AS_STRING(depths);
+    for (Py_ssize_t t = 0, at = 0; t < k; t++) {
+        for (Py_ssize_t j = 0; j < alive[t]; j++, at++) { s_out[at] = stack[t * m + j] + first; d_out[at] = reach[t * m + j]; }
+        PyObject *count = PyLong_FromSsize_t(alive[t]);
+        if (!count) goto done;
+        PyTuple_SET_ITEM(counts, t, count);
+    }
+    result = PyTuple_Pack(3, stacks, depths, counts);
+done:
+    Py_XDECREF(stacks); Py_XDECREF(depths); Py_XDECREF(counts);
+    PyMem_RawFree(stack); PyMem_RawFree(reach); PyMem_RawFree(slot);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&tg);
+    return result;
+}
+
+/* walk_calls(offsets, frames, values, targets int32[k <= 16], stacks int64, depths int32, counts, n_names, width)
+ * -> [path per target]: heaviest_paths' walks, from the calls find_calls found (one target's after the
+ * other's, counts[t] of target t). Each call is checked to lie inside its stack before any is walked. */
+static PyObject *walk_calls(PyObject *self, PyObject *args) {
+    Py_buffer off, fr, val, tg, st, dp;
+    PyObject *counts;
+    Py_ssize_t n_names;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*O!ni", &off, &fr, &val, &tg, &st, &dp, &PyTuple_Type, &counts, &n_names,
+                          &width))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = val.len / 8, k = tg.len / 4, total = st.len / 8, alive[MAX_TARGETS] = {0}, from[MAX_TARGETS];
+    const int64_t *o = off.buf, *stack = st.buf;
+    int32_t *reach = NULL;
+    int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
+    if (!slot) goto done;
+    if (PyTuple_GET_SIZE(counts) != k || dp.len / 4 != total) { PyErr_SetString(PyExc_ValueError, "bad calls"); goto done; }
+    for (Py_ssize_t t = 0, at = 0; t < k; t++) {
+        alive[t] = PyLong_AsSsize_t(PyTuple_GET_ITEM(counts, t));
+        if (alive[t] < 0 || alive[t] > total - at) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad calls");
+            goto done;
+        }
+        from[t] = at;
+        at += alive[t];
+    }
+    reach = PyMem_RawMalloc((size_t)(total ? total : 1) * 4);  /* a copy: the walks compact it in place */
+    if (!reach) { PyErr_NoMemory(); goto done; }
+    memcpy(reach, dp.buf, (size_t)total * 4);
+    for (Py_ssize_t j = 0; j < total; j++)  /* a walk reads a stack's frames up to its call's depth */
+        if (stack[j] < 0 || stack[j] >= n || reach[j] < 0 || reach[j] >= o[stack[j] + 1] - o[stack[j]]) {
+            PyErr_SetString(PyExc_ValueError, "bad calls");
+            goto done;
+        }
+    result = walk_rows(&off, &fr, &val, tg.buf, k, n_names, width, stack, reach, from, alive);
+done:
+    PyMem_RawFree(reach); PyMem_RawFree(slot);
+    PyBuffer_Release(&off); PyBuffer_Release(&fr); PyBuffer_Release(&val); PyBuffer_Release(&tg);
+    PyBuffer_Release(&st); PyBuffer_Release(&dp);
     return result;
 }
 
@@ -628,6 +753,8 @@ static PyMethodDef methods[] = {
     {"self_and_total", self_and_total, METH_VARARGS, "Self and total per function (pprof rules)."},
     {"attribute", attribute, METH_VARARGS, "Memory category and allocation site per stack."},
     {"heaviest_paths", heaviest_paths, METH_VARARGS, "The widest-bar walks to up to 16 target functions."},
+    {"find_calls", find_calls, METH_VARARGS, "Each target's calls in a range of stacks: where its walk starts."},
+    {"walk_calls", walk_calls, METH_VARARGS, "The widest-bar walks from calls find_calls found."},
     {"stacks_with", stacks_with, METH_VARARGS, "Whether each stack holds a wanted function."},
     {NULL, NULL, 0, NULL},
 };

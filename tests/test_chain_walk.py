@@ -15,6 +15,8 @@ chain to that target walked alone.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -82,6 +84,39 @@ def test_a_bad_id_anywhere_in_a_group_is_a_value_error(dtype: type, where: int) 
     target = np.array([0 if where else 1], dtype=np.int32)
     with pytest.raises(ValueError, match="bad frame id"):
         FOLD.heaviest_paths(offsets, frames, values, target, 2, np.dtype(dtype).itemsize)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_calls_found_in_parts_walk_as_one_pass_at_both_widths(seed: int) -> None:
+    profile = deep_profile(seed)
+    present = functions.function_stats(profile).present.tolist()
+    cuts = [0, seed * 7, profile.stack_count // 2 + seed, profile.stack_count]  # an empty part too, at seed 0
+    for each in (profile, widened(profile)):
+        for targets in (present[:1], present[seed::3][:16]):
+            parts = [chain.find_calls(each, targets, range(a, b)) for a, b in itertools.pairwise(cuts)]
+            calls = functools.reduce(chain.Calls.joined, parts)
+            assert chain._walks(each, targets, calls) == paths(each, targets)
+            some = targets[len(targets) // 2 :]  # a part of what was found, as each thread walks
+            assert chain._walks(each, some, calls) == paths(each, some)
+
+
+def test_calls_outside_their_stacks_or_the_profile_are_a_value_error() -> None:
+    profile = deep_profile(1)
+    target = int(functions.function_stats(profile).present[0])
+    stacks, depths = chain.find_calls(profile, [target], range(profile.stack_count)).at[target]
+    for bad in ((stacks + profile.stack_count, depths), (stacks, depths + 100), (stacks, depths - 100)):
+        with pytest.raises(ValueError, match="bad calls"):
+            chain._walks(profile, [target], chain.Calls({target: bad}))
+    args = (profile.offsets, profile.frames, profile.values, np.array([target], np.int32), stacks, depths)
+    with pytest.raises(ValueError, match="bad calls"):
+        FOLD.walk_calls(*args, (len(stacks) + 1,), len(profile.names), 2)  # more calls than given
+    with pytest.raises(ValueError, match="bad calls"):
+        FOLD.walk_calls(*args, (len(stacks), 0), len(profile.names), 2)  # counts for two targets, one given
+    for stacks_range in (range(0, profile.stack_count + 1), range(-1, 3)):
+        with pytest.raises(ValueError, match="bad stack range"):
+            chain.find_calls(profile, [target], stacks_range)
+    with pytest.raises(ValueError, match="repeat"):
+        chain.find_calls(profile, [target, target], range(3))
 
 
 def test_a_long_walk_lets_another_thread_run_and_is_right() -> None:
@@ -214,24 +249,33 @@ def test_the_handoff_chains_of_a_generated_gpu_profile_on_both_cores(in_the_prog
     assert chains_to(summary, targets) == tuple(walked_alone(summary, t) for t in targets)
 
 
-def test_both_cores_walk_the_first_chain_beside_and_the_rest_here(
+def test_both_cores_find_half_the_calls_each_and_walk_the_first_chain_beside(
     in_the_program: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     summary = summarize(deep_profile(5), Options(top=5))
-    targets = functions.function_stats(summary.profile).present.tolist()[:3]
-    calls: list[tuple[str, list[int]]] = []
-    real = chain._paths
+    profile = summary.profile
+    targets = functions.function_stats(profile).present.tolist()[:3]
+    found: list[tuple[str, range]] = []
+    walked: list[tuple[str, list[int]]] = []
+    real_find, real_walks = chain.find_calls, chain._walks
 
-    def recorded(p: Profile, batch: list[int]) -> list[list[tuple[int, int]]]:
-        calls.append((threading.current_thread().name, batch))
-        return real(p, batch)
+    def finding(p: Profile, ids: list[int], stacks: range) -> chain.Calls:
+        found.append((threading.current_thread().name, stacks))
+        return real_find(p, ids, stacks)
 
-    monkeypatch.setattr(chain, "_paths", recorded)
+    def walking(p: Profile, batch: list[int], calls: chain.Calls) -> list[list[tuple[int, int]]]:
+        walked.append((threading.current_thread().name, batch))
+        return real_walks(p, batch, calls)
+
+    monkeypatch.setattr(chain, "find_calls", finding)
+    monkeypatch.setattr(chain, "_walks", walking)
     passes.walk_chains(summary, [*targets, targets[0]])  # a repeated target is walked once
-    assert sorted(calls) == [("MainThread", targets[1:]), ("explainer-beside", targets[:1])]
-    calls.clear()
-    chains_to(summary, targets)
-    assert calls == []  # the handoff finds them walked
+    (beside, first), (here, rest) = sorted(found, key=lambda f: f[1].start)
+    assert (beside, here) == ("explainer-beside", "MainThread")
+    assert first.start == 0 and first.stop == rest.start and rest.stop == profile.stack_count
+    assert sorted(walked) == [("MainThread", targets[1:]), ("explainer-beside", targets[:1])]
+    monkeypatch.setattr(chain, "_paths", lambda *_: pytest.fail("walked again"))
+    assert len(chains_to(summary, targets)) == 3  # the handoff finds them walked
 
 
 def test_outside_the_program_nothing_is_walked_ahead(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from explainer.analysis.functions import FunctionStats, _fold, sum_by
 from explainer.errors import NoSuchFunctionError
-from explainer.model import Profile
+from explainer.model import IntArray, Profile
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,24 @@ class Chain:
     unit: str
 
 
+@dataclass(frozen=True, eq=False)
+class Calls:
+    """Each target's calls in some of a profile's stacks: the stacks that hold it (ascending) and the
+    depth of its innermost call in each, where its walk starts. Found by one pass over those stacks'
+    frames (:func:`find_calls`), so two threads can each find a half; :meth:`joined` puts halves together."""
+
+    at: dict[int, tuple[IntArray, npt.NDArray[np.int32]]]  # target -> (stacks, depths)
+
+    def joined(self, later: Calls) -> Calls:
+        """These calls, then ``later``'s (found in the stacks after these), target by target."""
+        return Calls(
+            {
+                t: (np.concatenate((s, later.at[t][0])), np.concatenate((d, later.at[t][1])))
+                for t, (s, d) in self.at.items()
+            }
+        )
+
+
 _CHAINS: weakref.WeakKeyDictionary[Profile, dict[int, Chain | None]] = weakref.WeakKeyDictionary()
 _BATCH = 16  # targets per pass of the compiled walk
 
@@ -53,16 +72,20 @@ def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain
     return chain
 
 
-def heaviest_chains(profile: Profile, stats: FunctionStats, targets: Sequence[int]) -> dict[int, Chain | None]:
-    """Chains to several functions with one pass over the frames; None where none can be followed
-    (absent from every stack, or reached only off the widest path)."""
+def heaviest_chains(
+    profile: Profile, stats: FunctionStats, targets: Sequence[int], calls: Calls | None = None
+) -> dict[int, Chain | None]:
+    """Chains to several functions with one pass over the frames (none when ``calls``, found before,
+    holds every target's); None where none can be followed (absent from every stack, or reached only
+    off the widest path)."""
     known = _CHAINS.setdefault(profile, {})
     wanted = [t for t in dict.fromkeys(targets) if t not in known]
     valid = [t for t in wanted if 0 <= t < len(profile.names) and stats.total_values[t] > 0]
     found: dict[int, Chain | None] = dict.fromkeys(wanted)  # invalid ones stay None
     for i in range(0, len(valid), _BATCH):
         batch = valid[i : i + _BATCH]
-        for target, path in zip(batch, _paths(profile, batch), strict=True):
+        paths = _paths(profile, batch) if calls is None else _walks(profile, batch, calls)
+        for target, path in zip(batch, paths, strict=True):
             if path and path[-1][0] == target:
                 steps = tuple(ChainStep(fid, profile.names[fid], width, *stats.of(fid)) for fid, width in path)
                 total = int(stats.total_values[target])
@@ -81,6 +104,38 @@ def _paths(profile: Profile, targets: list[int]) -> list[list[tuple[int, int]]]:
         profile.frames,
         profile.values,
         np.asarray(targets, dtype=np.int32),
+        len(profile.names),
+        profile.frames.itemsize,
+    )
+    return paths
+
+
+def find_calls(profile: Profile, targets: Sequence[int], stacks: range) -> Calls:
+    """Each target's calls in ``stacks`` (a step-1 range of stack indices): the compiled walk's first
+    pass, over those stacks alone. Up to 16 targets, each a name of the profile, none repeated."""
+    assert _fold is not None, "the compiled fold is not built"  # walk_chains asks only when it is
+    ids = np.asarray(targets, dtype=np.int32)
+    found, depths, counts = _fold.find_calls(
+        profile.offsets, profile.frames, ids, len(profile.names), profile.frames.itemsize, stacks.start, stacks.stop
+    )
+    ends = np.cumsum(counts)[:-1]
+    per_stack = np.split(np.frombuffer(found, dtype=np.int64), ends)
+    per_depth = np.split(np.frombuffer(depths, dtype=np.int32), ends)
+    return Calls({int(t): (s, d) for t, s, d in zip(targets, per_stack, per_depth, strict=True)})
+
+
+def _walks(profile: Profile, targets: list[int], calls: Calls) -> list[list[tuple[int, int]]]:
+    """The compiled walks to ``targets`` from their ``calls``."""
+    assert _fold is not None, "the compiled fold is not built"
+    at = [calls.at[t] for t in targets]
+    paths: list[list[tuple[int, int]]] = _fold.walk_calls(
+        profile.offsets,
+        profile.frames,
+        profile.values,
+        np.asarray(targets, dtype=np.int32),
+        np.concatenate([s for s, _ in at]),
+        np.concatenate([d for _, d in at]),
+        tuple(len(s) for s, _ in at),
         len(profile.names),
         profile.frames.itemsize,
     )

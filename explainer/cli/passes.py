@@ -59,17 +59,30 @@ def _walk(summary: Summary) -> None:
 
 
 def walk_chains(summary: Summary, targets: Sequence[int]) -> None:
-    """The heaviest chains to ``targets`` (handoff's, to its allocation sites), the first walked on the
-    second core while this thread walks the rest: kept per profile, so whoever asks next finds them.
+    """The heaviest chains to ``targets`` (handoff's, to its allocation sites) on both cores: kept per
+    profile, so whoever asks next finds them walked.
 
-    Why (issue 27): each batch of walks is C without the GIL, one pass over every frame to find the
-    targets' stacks and then a walk per target (about 20 ms and 10 ms at 500k stacks); on one core the
-    handoff's three were most of what it added to ``analyze``. Only in the program and only when the
-    profile is large: elsewhere nothing is walked here (a split on one core would scan twice)."""
-    from explainer.analysis.chain import heaviest_chains
+    Why (issue 27): a batch of walks is C without the GIL, one pass over every frame finding each
+    target's calls (about 20 ms at 500k stacks) and then a walk per target (about 10 ms each); on one
+    core the handoff's three were most of what it added to ``analyze``. Here each thread finds the calls
+    in half of the frames, and then the first target is walked on the second core while this thread
+    walks the rest. Only in the program, with the compiled fold, and on a large profile: elsewhere
+    nothing is walked here, and the handoff walks its chains in one batch."""
+    from numpy import searchsorted
 
+    from explainer.analysis.chain import Calls, find_calls, heaviest_chains
+    from explainer.analysis.functions import _fold
+
+    profile, stats = summary.profile, summary.stats
     ids = list(dict.fromkeys(targets))
-    if len(ids) < 2 or len(summary.profile.frames) < BESIDE_MIN_FRAMES or not warmup.both_cores():
+    if not 2 <= len(ids) <= 16 or len(profile.frames) < BESIDE_MIN_FRAMES or not warmup.both_cores() or _fold is None:
         return
-    with warmup.beside(lambda: heaviest_chains(summary.profile, summary.stats, ids[:1])):
-        heaviest_chains(summary.profile, summary.stats, ids[1:])
+    half = int(searchsorted(profile.offsets, len(profile.frames) // 2))  # the stack where half the frames are read
+    first: list[Calls] = []
+    with warmup.beside(lambda: first.append(find_calls(profile, ids, range(half)))):
+        rest = find_calls(profile, ids, range(half, profile.stack_count))
+    if not first:  # failed there: the handoff walks them in one batch (and raises what it raised)
+        return
+    calls = first[0].joined(rest)
+    with warmup.beside(lambda: heaviest_chains(profile, stats, ids[:1], calls)):
+        heaviest_chains(profile, stats, ids[1:], calls)
