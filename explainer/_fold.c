@@ -11,9 +11,10 @@
  *   walking each stack once from the leaf and stopping at the first site or phase frame.
  * heaviest_paths: the widest-bar walks of analysis/chain.py, one pass over the frames for all targets
  *   (from each leaf: a leaf target is found at once).
- * find_calls, walk_calls: heaviest_paths in two halves, its pass over a range of the stacks and its walks
- *   from what the passes found, so two threads share the work (cli/passes.py walk_chains; no numpy twin:
- *   used only with the compiled fold, and tested equal to heaviest_paths).
+ * find_calls, walk_calls: heaviest_paths in two halves, its pass over a range of the stacks (in memory
+ *   order: the handoff's targets are met mid-stack) and its walks from what the passes found, so two
+ *   threads share the work (cli/passes.py walk_chains; no numpy twin: used only with the compiled fold,
+ *   and tested equal to heaviest_paths).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
  *
@@ -423,16 +424,23 @@ static int8_t *target_slots(const Py_buffer *off, Py_ssize_t n, const Py_buffer 
     return slot;
 }
 
-/* Each of the k targets' calls in the stacks first..end-1 (find_targets without the GIL): into stack and
- * reach, k rows of end - first, alive[t] of them in target t's row. 0, or the error set. */
+/* Each of the k targets' calls in the stacks first..end-1 (without the GIL): into stack and reach, k
+ * rows of end - first, alive[t] of them in target t's row. 0, or the error set. in_order: the pass in
+ * memory order (find_calls: the handoff's allocation sites, mid-stack), else from each leaf
+ * (heaviest_paths: the summary's chain to the top consumer by self, a leaf frame, met at once). */
 static int find_rows(const Py_buffer *off, const Py_buffer *fr, const int8_t *slot, Py_ssize_t k, Py_ssize_t n_names,
-                     int width, Py_ssize_t first, Py_ssize_t end, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+                     int width, Py_ssize_t first, Py_ssize_t end, int in_order, int64_t *stack, int32_t *reach,
+                     Py_ssize_t *alive) {
     const int64_t *o = (const int64_t *)off->buf + first;
     Py_ssize_t m = end - first;
     int bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = width == 2 ? find_targets_u16(o, m, fr->buf, n_names, slot, k, stack, reach, alive)
-                     : find_targets_i32(o, m, fr->buf, n_names, slot, k, stack, reach, alive);
+    if (in_order)
+        bad = width == 2 ? find_in_order_u16(o, m, fr->buf, n_names, slot, stack, reach, alive)
+                         : find_in_order_i32(o, m, fr->buf, n_names, slot, stack, reach, alive);
+    else
+        bad = width == 2 ? find_targets_u16(o, m, fr->buf, n_names, slot, k, stack, reach, alive)
+                         : find_targets_i32(o, m, fr->buf, n_names, slot, k, stack, reach, alive);
     Py_END_ALLOW_THREADS
     return raise_bad(bad);
 }
@@ -501,7 +509,7 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t t = 0; t < k; t++) from[t] = t * n;
-    if (!find_rows(&off, &fr, slot, k, n_names, width, 0, n, stack, reach, alive))
+    if (!find_rows(&off, &fr, slot, k, n_names, width, 0, n, 0, stack, reach, alive))
         result = walk_rows(&off, &fr, &val, tg.buf, k, n_names, width, stack, reach, from, alive);
 done:
     PyMem_RawFree(stack); PyMem_RawFree(reach); PyMem_RawFree(slot);
@@ -527,7 +535,7 @@ static PyObject *find_calls(PyObject *self, PyObject *args) {
     stack = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 8);
     reach = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
-    if (find_rows(&off, &fr, slot, k, n_names, width, first, end, stack, reach, alive)) goto done;
+    if (find_rows(&off, &fr, slot, k, n_names, width, first, end, 1, stack, reach, alive)) goto done;
     for (Py_ssize_t t = 0; t < k; t++) total += alive[t];
     if (!(stacks = PyBytes_FromStringAndSize(NULL, total * 8)) || !(depths = PyBytes_FromStringAndSize(NULL, total * 4)) ||
         !(counts = PyTuple_New(k)))

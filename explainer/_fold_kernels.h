@@ -296,6 +296,28 @@ done:
     return bad;
 }
 
+#define FIND_GROUP 8  /* group_clear is written out for eight */
+
+/* Eight frames g[0..7] tested at once: their slots ANDed are -1 only when none is a target or a bad id. */
+static inline int K(group_clear)(const FT *g, Py_ssize_t n_names, const int8_t *slot) {
+    const uint32_t x0 = g[0], x1 = g[1], x2 = g[2], x3 = g[3], x4 = g[4], x5 = g[5], x6 = g[6], x7 = g[7];
+    if (sizeof(FT) > 2) {  /* int32: ids past the names have no slot (uint16: the slot says) */
+        const uint32_t top = (uint32_t)n_names;
+        if ((x0 >= top) | (x1 >= top) | (x2 >= top) | (x3 >= top) | (x4 >= top) | (x5 >= top) | (x6 >= top) |
+            (x7 >= top))
+            return 0;
+    }
+    /* written out: -O2 does not unroll the loop, and the eight loads are then independent */
+    return (int8_t)(slot[x0] & slot[x1] & slot[x2] & slot[x3] & slot[x4] & slot[x5] & slot[x6] & slot[x7]) == -1;
+}
+
+/* A frame's slot: its target's index, -1 for none, BAD_SLOT for an id past the names. */
+static inline int K(slot_of)(FT frame, Py_ssize_t n_names, const int8_t *slot) {
+    uint32_t x = (uint32_t)frame;
+    if (sizeof(FT) > 2 && x >= (uint32_t)n_names) return BAD_SLOT;  /* uint16: the slot says */
+    return slot[x];
+}
+
 /* Each target's innermost call in every stack (its nearest to the leaf): the stacks its walk starts
  * from, and a depth where the target is reached. Any call's depth will do: at the outermost call the
  * stack's frame is the target, so there the walk either ends or leaves the stack behind, and the
@@ -305,7 +327,6 @@ done:
  * Most frames are none of the targets (an allocation site is found after most of its stack, and
  * most stacks hold none of the sites): eight frames are tested at once, their slots ANDed, which is
  * -1 only when none is a target or a bad id; only a group that is not goes frame by frame. */
-#define FIND_GROUP 8  /* the group below is written out for eight */
 static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
                            Py_ssize_t k, int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
     const uint32_t every = k >= 32 ? UINT32_MAX : (1u << k) - 1;
@@ -314,27 +335,12 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
         const int64_t lo = o[i], hi = o[i + 1];  /* locals: the stores below could alias o */
         int64_t p = hi - 1;
         while (p >= lo) {
-            while (p - (FIND_GROUP - 1) >= lo) {  /* the group f[p-7..p]: skipped when no slot is set */
-                const FT *g = f + p - (FIND_GROUP - 1);
-                const uint32_t x0 = g[0], x1 = g[1], x2 = g[2], x3 = g[3], x4 = g[4], x5 = g[5], x6 = g[6], x7 = g[7];
-                if (sizeof(FT) > 2) {  /* int32: ids past the names have no slot (uint16: the slot says) */
-                    const uint32_t top = (uint32_t)n_names;
-                    if ((x0 >= top) | (x1 >= top) | (x2 >= top) | (x3 >= top) | (x4 >= top) | (x5 >= top) |
-                        (x6 >= top) | (x7 >= top))
-                        break;
-                }
-                /* written out: -O2 does not unroll the loop, and the eight loads are then independent */
-                const int8_t all = (int8_t)(slot[x0] & slot[x1] & slot[x2] & slot[x3] & slot[x4] & slot[x5] &
-                                            slot[x6] & slot[x7]);
-                if (all != -1) break;
-                p -= FIND_GROUP;
-            }
+            while (p - (FIND_GROUP - 1) >= lo && K(group_clear)(f + p - (FIND_GROUP - 1), n_names, slot))
+                p -= FIND_GROUP;  /* the group f[p-7..p] holds no target and no bad id */
             /* frame by frame, the group that holds a target or a bad id (or the stack's last few frames) */
             const int64_t stop = p - FIND_GROUP >= lo - 1 ? p - FIND_GROUP : lo - 1;
             for (; p > stop; p--) {
-                uint32_t x = (uint32_t)f[p];
-                if (sizeof(FT) > 2 && x >= (uint32_t)n_names) goto bad_id;  /* uint16: the slot says */
-                int t = slot[x];
+                int t = K(slot_of)(f[p], n_names, slot);
                 if (t < 0) {
                     if (t == BAD_SLOT) goto bad_id;
                     continue;
@@ -351,6 +357,45 @@ static int K(find_targets)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize
     return 0;
 bad_id:
     return BAD_FRAME;
+}
+
+/* find_targets' calls, found in one pass over the frames in memory order, across the stacks' bounds:
+ * read that way the frames stream in, where reading each stack from its leaf costs a few tens of ns per
+ * stack (its bounds, its last few frames one by one) whatever it holds, most of the pass with half a
+ * million stacks when the targets are met mid-stack (allocation sites) rather than at the leaf. The
+ * groups of eight are tested as there; a group that holds a target goes frame by frame and finds its
+ * frame's stack by moving a cursor over the offsets (forward only: once over the stacks in the whole
+ * pass). A later call in the same stack replaces the depth of the one before: the last is the
+ * innermost, as there. Every frame is read, so every id is checked. */
+static int K(find_in_order)(const int64_t *o, Py_ssize_t n, const FT *f, Py_ssize_t n_names, const int8_t *slot,
+                           int64_t *stack, int32_t *reach, Py_ssize_t *alive) {
+    const int64_t n_frames = o[n];
+    Py_ssize_t s = 0;  /* the stack of the frame at q once it is moved there: o[s] <= q < o[s + 1] */
+    int64_t q = o[0];  /* the first stack's first frame: o may start at any stack */
+    while (q < n_frames) {
+        while (q + FIND_GROUP <= n_frames && K(group_clear)(f + q, n_names, slot))
+            q += FIND_GROUP;  /* the group f[q..q+7] holds no target and no bad id */
+        /* frame by frame, the group that holds a target or a bad id (or the last few frames) */
+        const int64_t stop = q + FIND_GROUP < n_frames ? q + FIND_GROUP : n_frames;
+        for (; q < stop; q++) {
+            int t = K(slot_of)(f[q], n_names, slot);
+            if (t < 0) {
+                if (t == BAD_SLOT) return BAD_FRAME;
+                continue;
+            }
+            while (o[s + 1] <= q) s++;
+            int64_t *stacks = stack + t * n;
+            int32_t *depths = reach + t * n;
+            Py_ssize_t a = alive[t];
+            if (a && stacks[a - 1] == s) {  /* called again, nearer the leaf */
+                depths[a - 1] = (int32_t)(q - o[s]);
+            } else {
+                stacks[a] = s; depths[a] = (int32_t)(q - o[s]);
+                alive[t] = a + 1;
+            }
+        }
+    }
+    return 0;
 }
 
 /* One byte per stack: does it hold a wanted function (root first: callers, the usual query, come early). */
