@@ -1,7 +1,7 @@
 """The heaviest-chain walk without the GIL, and the passes handoff and ask run on both cores (issue 27).
 
 ``heaviest_paths`` scans every frame for its targets eight frames at a time and walks without the GIL,
-writing its steps into C arrays that become the lists after. GIVEN deep stacks (past the walk's 32-depth
+writing its steps into C arrays that become the lists after. GIVEN deep stacks (past the walk's 16-depth
 tile and across many groups of eight) with targets, recursion and bad ids anywhere in a group, at both
 frame widths, WHEN the compiled walk runs, THEN it equals the numpy twin, refuses bad ids, and lets
 another thread run while it walks. ``cli/passes.summarize_beside_attribution`` gives the summary
