@@ -22,15 +22,13 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from explainer.frame_names import ELIDED_PREFIX as ELIDED_PREFIX  # the model's names too: callers import them
+from explainer.frame_names import OTHER as OTHER  # from here
+
 T = TypeVar("T")
 IntArray = npt.NDArray[np.int64]
 FrameArray = npt.NDArray[np.integer[Any]]  # uint16 or int32: see frame_dtype
 
-OTHER = "other"
-"""The name Pyroscope gives to merged small subtrees when a query hits ``maxNodes``."""
-
-ELIDED_PREFIX = "[elided "
-"""Stacks deeper than the cap keep both ends and show the middle as one visible frame."""
 
 DEFAULT_MAX_DEPTH = 4096
 

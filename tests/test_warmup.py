@@ -63,7 +63,17 @@ warmup.Warmup.start, warmup.Warmup.close = opened, closed
 if os.environ.get("PROBE_SMALL"):  # the 1 KB fixtures stand in for a large profile: no size floor
     import explainer.cli.passes, explainer.readers
     explainer.readers.OVERLAP_MIN = 0
+    explainer.readers._THREADED_DIGEST = 0
     explainer.cli.passes.BESIDE_MIN_FRAMES = 0
+import explainer.readers
+digest_and_inflate, gunzip = explainer.readers._digest_and_inflate, explainer.readers.limits.gunzip
+def reading(*args):  # the read begins: has anything imported numpy yet?
+    state.setdefault("numpy_before_read", "numpy" in sys.modules)
+    return digest_and_inflate(*args)
+def inflating(*args):
+    state.setdefault("inflated_on", "main" if threading.get_ident() == main_thread else "thread")
+    return gunzip(*args)
+explainer.readers._digest_and_inflate, explainer.readers.limits.gunzip = reading, inflating
 extra = json.loads(os.environ.get("PROBE_STEPS", "null"))
 if extra is not None:
     warmup.WARMS[sys.argv[1]] = tuple(extra) + warmup.WARMS[sys.argv[1]]
@@ -77,6 +87,7 @@ sys.stderr.write("\\n" + json.dumps({
     "code": code, "out": out.getvalue(), "main_in_window": seen["main_in_window"], "thread": seen["thread"],
     "windows": len(state["warmups"]), "failed": [f for w in state["warmups"] for f in w.failed],
     "gc": [gc.isenabled(), gc.get_freeze_count() > 0], "report_frozen": frozen,
+    "numpy_before_read": state.get("numpy_before_read"), "inflated_on": state.get("inflated_on"),
 }) + "\\n")
 """
 
@@ -131,6 +142,18 @@ def test_the_main_thread_imports_nothing_while_the_warmup_runs(argv: tuple[str, 
     assert report["thread"], "the warm-up imported nothing: the table or the verb's imports moved"
     assert report["failed"] == []
     assert report["gc"] == [True, True]  # the collector is back on, and the start-up is frozen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [ANALYZE, HANDOFF, ASK], ids=["analyze", "handoff", "ask"])
+def test_numpy_and_the_reader_load_while_the_input_inflates(argv: tuple[str, ...]) -> None:
+    """Nothing before the read imports numpy (about 0.1 s with protobuf and the model): the read imports
+    it, and its reader, on the main thread while a thread inflates the input."""
+    report = program(argv)
+    assert report["code"] == 0, report["stderr"]
+    assert report["numpy_before_read"] is False
+    assert report["inflated_on"] == "thread"
+    assert report["main_in_window"] == [] and report["windows"] == 1
 
 
 @pytest.mark.slow

@@ -29,6 +29,9 @@ import numpy as np
 
 from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.functions import FunctionStats, function_stats, value_of_stacks_with
+from explainer.analysis.noise import DEFAULT_MIN_RELATIVE as DEFAULT_MIN_RELATIVE
+from explainer.analysis.noise import DEFAULT_MIN_SHARE as DEFAULT_MIN_SHARE
+from explainer.analysis.noise import NoiseFloor as NoiseFloor
 from explainer.analysis.summary import split_counts
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.model import IntArray, Profile
@@ -39,30 +42,6 @@ Side = Literal["before", "after", ""]
 
 # sample types that readers give inputs which carry none (folded stacks, some JSON): no conflict
 _GENERIC_TYPES = frozenset({"", "samples"})
-
-DEFAULT_MIN_SHARE = 0.01
-DEFAULT_MIN_RELATIVE = 0.05
-
-
-@dataclass(frozen=True, slots=True)
-class NoiseFloor:
-    """Changes below either threshold are noise; see the module docstring for why both."""
-
-    min_share: float = DEFAULT_MIN_SHARE  # of the larger grand total
-    min_relative: float = DEFAULT_MIN_RELATIVE  # of the value before
-
-    def __post_init__(self) -> None:
-        for name, value in (("share", self.min_share), ("relative", self.min_relative)):
-            if not 0.0 <= value < 1e6:  # also rejects NaN
-                raise AnalysisError(f"noise floor {name} must be a non-negative fraction, got {value!r}")
-
-    def is_noise(self, before: int, after: int, scale: int) -> bool:
-        delta = abs(after - before)
-        if delta == 0:
-            return True
-        if delta < self.min_share * scale:
-            return True
-        return before > 0 and delta < self.min_relative * before
 
 
 @dataclass(frozen=True, slots=True)

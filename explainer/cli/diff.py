@@ -12,15 +12,17 @@ import argparse
 import copy
 import hashlib
 from dataclasses import replace
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from explainer.analysis.diff import DEFAULT_MIN_RELATIVE, DEFAULT_MIN_SHARE, NoiseFloor, diff_profiles
+from explainer.analysis.noise import DEFAULT_MIN_RELATIVE, DEFAULT_MIN_SHARE, NoiseFloor
 from explainer.cli.outputs import add_output_arguments, write_outputs
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.cli.terminal import json_text
 from explainer.errors import QueryError
-from explainer.model import Profile
 from explainer.readers import read_file_bytes, read_pair_bytes, read_stdin_bytes
+
+if TYPE_CHECKING:
+    from explainer.model import Profile
 
 # explainer.report.diff is imported by run() after the profiles are read: handoff imports this module
 # for its baseline options, and its report modules load on the warm-up's thread (explainer.cli.warmup).
@@ -153,8 +155,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     before, after = load_pair(args)
     write_outputs(after, args.output, args)
     write_outputs(before, args.baseline_output, args)
-    diff = diff_profiles(before, after, floor_from(args))
+    from explainer.analysis.diff import diff_profiles  # numpy: imported once the profiles are read
     from explainer.report.diff import to_json, to_markdown, to_text
+
+    diff = diff_profiles(before, after, floor_from(args))
 
     if args.format == "json":
         out.write(json_text(to_json(diff, args.top)))

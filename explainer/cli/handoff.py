@@ -19,7 +19,6 @@ from explainer.cli.gpu_args import add_gpu_arguments, budget_from
 from explainer.cli.outputs import input_files
 from explainer.cli.sources import add_source_arguments, load_profile, read_options
 from explainer.errors import ModelUnavailableError, QueryError
-from explainer.model import Profile
 from explainer.readers import read_path
 
 # The summary and the report are imported by run() after the profile is read: during the read the
@@ -27,6 +26,7 @@ from explainer.readers import read_path
 
 if TYPE_CHECKING:  # the peak is looked for on a server only (--at-peak)
     from explainer.analysis.peak import Window
+    from explainer.model import Profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

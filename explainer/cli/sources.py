@@ -8,14 +8,17 @@ so file and server options behave the same everywhere.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from explainer.cli import warmup
 from explainer.cli.argtypes import byte_count
 from explainer.cli.server_args import add_server_arguments, load_from_server
 from explainer.errors import QueryError
-from explainer.model import Profile
 from explainer.readers import ReadOptions, read_bytes, read_path, read_stdin_bytes
 from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_INPUT
+
+if TYPE_CHECKING:
+    from explainer.model import Profile
 
 
 def add_read_arguments(parser: argparse.ArgumentParser) -> None:

@@ -37,13 +37,13 @@ WARMS: dict[str, tuple[str, ...]] = {
         "explainer.analysis.summary",
         "explainer.analysis.counts",
         "explainer.report.analyze",
-        "explainer.knowledge.classify:entries",
+        "explainer.knowledge.classify:warm",
     ),
     "handoff": (
         "explainer.analysis.summary",
         "explainer.analysis.counts",
         "explainer.report.handoff",
-        "explainer.knowledge.classify:entries",
+        "explainer.knowledge.classify:warm",
     ),
     "ask": (
         "explainer.analysis.summary",
@@ -51,7 +51,7 @@ WARMS: dict[str, tuple[str, ...]] = {
         "explainer.explain.conversation",
         "explainer.explain.answers.offline",
         "explainer.explain.cluster_words",
-        "explainer.knowledge.classify:entries",
+        "explainer.knowledge.classify:warm",
         "explainer.explain.question.lexicon:lexicon",
     ),
 }

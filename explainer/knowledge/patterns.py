@@ -190,6 +190,6 @@ class PatternIndex:
         return best
 
     def compile_all(self) -> None:
-        """Compile every group now (a test that every curated pattern is valid)."""
+        """Compile every group now: the CLI's warm-up, and a test that every curated pattern is valid."""
         for key in self._pieces:
             self._group(key)

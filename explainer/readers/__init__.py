@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from explainer.errors import DecodeError, ExplainerError, FormatError
-from explainer.model import Profile, Source
+from explainer.lazy import face
 from explainer.readers import limits
 from explainer.readers.cost import CostBudget
 from explainer.readers.files import read_file, read_stdin
@@ -28,6 +28,14 @@ from explainer.readers.limits import Data
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from explainer.model import Profile, Source
+
+# Nothing here imports the model (numpy) until a profile is built: the CLI starts inflating a large
+# profile before numpy is imported, which then loads beside the inflate (see read_bytes). ``Source``,
+# offered here for the readers' callers, is the model's.
+if not TYPE_CHECKING:  # for mypy the name is the import above
+    __getattr__ = face("explainer", {"Source": "model"})
 
 # The pprof reader (protobuf) and the flame-graph reader are imported by the branch that reads
 # their format: a command pays start-up only for the reader its input needs.
@@ -73,20 +81,40 @@ def sniff(data: Data) -> str:
 _THREADED_DIGEST = 4 << 20  # below this, hashing takes under 3 ms: not worth a thread
 
 
-def _digest_and_inflate(data: Data, max_decompressed: int) -> tuple[str, Data]:
-    """The sha256 of ``data``, and ``data`` inflated when it is gzip. On large inputs the hash runs in
-    a thread while zlib inflates: both release the GIL, so the digest costs no wall time on two cores."""
-    hasher = hashlib.sha256()
-    if not limits.is_gzip(data) or len(data) < _THREADED_DIGEST:
-        hasher.update(data)
-        return hasher.hexdigest(), limits.gunzip(data, max_decompressed) if limits.is_gzip(data) else data
-    thread = threading.Thread(target=hasher.update, args=(data,), name="explainer-sha256", daemon=True)
+def _digest_and_inflate(
+    data: Data, max_decompressed: int, overlap: Callable[[], None] | None = None
+) -> tuple[str, Data]:
+    """The sha256 of ``data``, and ``data`` inflated when it is gzip; with ``overlap`` (see
+    :func:`read_bytes`), the format's reader is imported and ``overlap`` called first.
+
+    On large gzip inputs the inflate runs on a thread from the start, and this thread imports the
+    format's reader (with numpy, protobuf and the model: about 0.1 s that would otherwise come before
+    the read), opens the window, and then hashes. The inflate and the hash release the GIL, so on two
+    cores neither the imports nor the digest add wall time to the read."""
+    gzipped = limits.is_gzip(data)
+    if not gzipped or len(data) < _THREADED_DIGEST:
+        _prepare(data, overlap)
+        digest = hashlib.sha256(data).hexdigest()
+        return digest, limits.gunzip(data, max_decompressed) if gzipped else data
+    inflated: list[Data] = []
+    failed: list[BaseException] = []
+
+    def inflate() -> None:  # imports nothing: the warm-up's rule is one importing thread at a time
+        try:
+            inflated.append(limits.gunzip(data, max_decompressed))
+        except BaseException as exc:  # raised again on the reading thread, as if it had inflated
+            failed.append(exc)
+
+    thread = threading.Thread(target=inflate, name="explainer-inflate", daemon=True)
     thread.start()
     try:
-        raw = limits.gunzip(data, max_decompressed)
+        _prepare(data, overlap)
+        digest = hashlib.sha256(data).hexdigest()
     finally:
         thread.join()
-    return hasher.hexdigest(), raw
+    if failed:
+        raise failed[0]
+    return digest, inflated[0]
 
 
 OVERLAP_MIN = 1 << 20
@@ -103,6 +131,7 @@ _TEXT_CODECS = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-
 def prepare_read(fmt: str) -> None:
     """Import everything reading ``fmt`` (``pprof``, ``json`` or ``folded``) may import, so that the read
     itself imports nothing (the CLI's warm-up imports on another thread meanwhile)."""
+    importlib.import_module("explainer.model")  # every format builds the model (numpy)
     if fmt in _READER:
         importlib.import_module(_READER[fmt])
     if fmt != "pprof":
@@ -119,6 +148,12 @@ def _import_reader(data: Data) -> None:
     prepare_read(fmt)
 
 
+def _prepare(data: Data, overlap: Callable[[], None] | None) -> None:
+    if overlap is not None:
+        _import_reader(data)
+        overlap()
+
+
 def read_bytes(
     data: Data,
     options: ReadOptions | None = None,
@@ -129,17 +164,15 @@ def read_bytes(
 ) -> Profile:
     """Any supported profile from bytes; every failure is an :class:`~explainer.errors.ProfileError`.
 
-    ``overlap`` is called once the read has imported all it will (the reader of the format), just
-    before the inflate and the decode, which run mostly without the GIL: the CLI's warm-up
-    (``explainer.cli.warmup``) imports the command's next modules on another core meanwhile. It is
-    not called for inputs under :data:`OVERLAP_MIN` bytes."""
+    ``overlap`` is called once the read has imported all it will (the reader of the format, which
+    it imports while a gzipped input inflates on another thread), before the rest of the inflate and
+    the decode, which run mostly without the GIL: the CLI's warm-up (``explainer.cli.warmup``) imports
+    the command's next modules meanwhile. It is not called for inputs under :data:`OVERLAP_MIN` bytes."""
     options = options or ReadOptions()
     budget = options.cost or CostBudget.from_env()
     limits.check_input_size(data, options.input_limit)  # before unpacking: the compressed size
-    if overlap is not None and len(data) >= OVERLAP_MIN:
-        _import_reader(data)
-        overlap()
-    digest, raw = _digest_and_inflate(data, options.max_decompressed)
+    opening = overlap if len(data) >= OVERLAP_MIN else None
+    digest, raw = _digest_and_inflate(data, options.max_decompressed, opening)
     del data  # the compressed bytes are not needed any more: a large profile's peak is smaller without them
     fmt = sniff(raw)
     try:

@@ -11,8 +11,12 @@ skipped (the unit would be a lie); counts above 2**63-1 are rejected.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from explainer.errors import DecodeError, ValidationError
-from explainer.model import Profile, ProfileBuilder, SampleType, Source, Truncation
+
+if TYPE_CHECKING:
+    from explainer.model import Profile, ProfileBuilder
 
 _MAX_COUNT = 2**63 - 1
 
@@ -67,6 +71,10 @@ def read_folded(
     location: str = "",
     max_names: int | None = None,
 ) -> Profile:
+    # the model (numpy) is imported here, not with the module: the format sniffer uses this module's
+    # helpers before a read, and the CLI imports numpy while a large profile inflates (readers.read_bytes)
+    from explainer.model import ProfileBuilder, SampleType, Source, Truncation
+
     text = decode_text(data)
     builder = ProfileBuilder(SampleType(sample_type, unit))
     skipped = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from explainer.model import ELIDED_PREFIX, OTHER
+from explainer.frame_names import ELIDED_PREFIX, OTHER
 from explainer.symbols.model import Symbol, make
 
 TRAMPOLINE = "<interpreter trampoline>"
