@@ -9,8 +9,9 @@ another thread run while it walks. ``cli/passes.summarize_beside_attribution`` g
 
 GIVEN real and generated profiles and the chains the handoff shows (to the top consumers, or to
 their allocation sites), WHEN they are walked in one batch, or on both cores (``passes.walk_chains``:
-the first beside, the rest on this thread), THEN every chain, its steps and their values, equals the
-chain to that target walked alone.
+each thread finds the calls in half of the frames with ``find_calls``, then the first chain is walked
+beside and the rest on this thread with ``walk_calls``), THEN every chain, its steps and their values,
+equals the chain to that target walked alone; calls found in any parts walk as one pass does.
 """
 
 from __future__ import annotations
@@ -279,11 +280,10 @@ def test_both_cores_find_half_the_calls_each_and_walk_the_first_chain_beside(
 
 
 def test_outside_the_program_nothing_is_walked_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
-    # one core: a split would scan every frame twice, so the chains are left to the handoff's one batch
+    # warmup.beside runs nothing there (tests, the app, EXPLAINER_WARMUP=0): the handoff walks its one batch
     monkeypatch.setattr(passes, "BESIDE_MIN_FRAMES", 0)
     summary = summarize(deep_profile(6), Options(top=5))
-    calls: list[list[int]] = []
-    real = chain._paths
-    monkeypatch.setattr(chain, "_paths", lambda p, batch: calls.append(batch) or real(p, batch))
+    for walk in ("_paths", "find_calls", "_walks"):
+        monkeypatch.setattr(chain, walk, lambda *_: pytest.fail("walked ahead"))
     passes.walk_chains(summary, functions.function_stats(summary.profile).present.tolist()[:3])
-    assert calls == []
+    assert summary.profile not in chain._CHAINS or not chain._CHAINS[summary.profile]
