@@ -4,7 +4,9 @@ Why (issue 27): on a memory profile the reading attributes every stack (a C pass
 GIL, after a Python pass over the names), and ``handoff`` and ``ask`` then wait for it; the summary
 before it is mostly Python over the names and the top rows. Run at once, the attribution's C pass
 costs no wall time. ``analyze`` and ``ask`` also walk the heaviest chain (C without the GIL) there:
-the report shows it, and ask's first answer names the nearest application frame on it.
+the report shows it, and ask's first answer names the nearest application frame on it. ``handoff``'s
+chains go to the allocation sites, which the attribution decides: they are walked after it, on both
+cores too (:func:`walk_chains`).
 
 Only in the program (:func:`warmup.beside`) and only for a memory profile of at least
 ``BESIDE_MIN_FRAMES`` frames. When the summary reads the profile as read (no focus, ignore or hidden
