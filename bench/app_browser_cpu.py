@@ -8,7 +8,9 @@ A later page's time is mostly the browser's main thread drawing what it receives
 a shared machine wall time swings with the load. This opens N pages as tabs of one browser, as
 bench/app_sessions.py does (page open, a click on the Flame graph tab, its bars drawn), and reads
 Chrome's own counters for each page's renderer (``Performance.getMetrics``: TaskDuration, the main
-thread's busy time, and ScriptDuration) from page open to the flame graph drawn. Each round serves
+thread's busy time, and ScriptDuration) from page open to the flame graph drawn, and the CPU time of
+that main thread from a Chrome trace (the ``toplevel`` tasks' thread time: busy time counts the time a
+task waits for a core too, which the machine's load stretches; CPU time does not). Each round serves
 the app (this checkout), ``--ref CHECKOUT``'s app if given (its own ``app.py`` and ``explainer``,
 e.g. /work/main) and the floor (bench/app_floor.py), each with a fresh server and browser, and
 prints the median of pages 2..N. Prints only; nothing is recorded.
@@ -17,6 +19,7 @@ prints the median of pages 2..N. Prints only; nothing is recorded.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -48,8 +51,24 @@ def metrics(cdp: Any) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
 
-def one_run(pw: Any, profile: Path, served: str, sessions: int) -> list[tuple[float, float, float]]:
-    """(drawn s, renderer task s, script s) per page, the pages opened as tabs of one fresh browser."""
+def renderer_cpu(trace: bytes) -> float:
+    """Seconds of CPU of the busiest renderer main thread in a Chrome trace: the traced page's (each tab
+    has its own renderer process, and the pages opened before it sit idle)."""
+    data = json.loads(trace)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    named = (e for e in events if e.get("name") == "thread_name")
+    mains = {(e["pid"], e["tid"]) for e in named if e["args"].get("name") == "CrRendererMain"}
+    busy: dict[tuple[int, int], int] = {}
+    for e in events:
+        where = (e.get("pid"), e.get("tid"))
+        if where in mains and e.get("ph") == "X" and e.get("name") == "ThreadControllerImpl::RunTask":
+            busy[where] = busy.get(where, 0) + e.get("tdur", e.get("dur", 0))  # µs of thread time
+    return max(busy.values(), default=0) / 1e6
+
+
+def one_run(pw: Any, profile: Path, served: str, sessions: int) -> list[tuple[float, float, float, float]]:
+    """(drawn s, renderer task s, script s, renderer CPU s) per page, the pages opened as tabs of one fresh
+    browser."""
     port = free_port()
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
     server = start(profile, port, served)
@@ -60,6 +79,7 @@ def one_run(pw: Any, profile: Path, served: str, sessions: int) -> list[tuple[fl
             page = context.new_page()
             cdp = context.new_cdp_session(page)
             cdp.send("Performance.enable")
+            browser.start_tracing(page=page, categories=["toplevel"])
             before, t0 = metrics(cdp), time.monotonic()
             page.goto(f"http://127.0.0.1:{port}", wait_until="domcontentloaded")
             tab = page.get_by_role("tab", name="Flame graph", exact=True)
@@ -67,7 +87,8 @@ def one_run(pw: Any, profile: Path, served: str, sessions: int) -> list[tuple[fl
             tab.click(timeout=180_000)
             page.wait_for_function(DRAWN_JS, arg=MIN_BARS, timeout=180_000, polling=20)
             drawn, after = time.monotonic() - t0, metrics(cdp)
-            rows.append((drawn, *(after[k] - before.get(k, 0.0) for k in ("TaskDuration", "ScriptDuration"))))
+            cpu = renderer_cpu(browser.stop_tracing())
+            rows.append((drawn, *(after[k] - before.get(k, 0.0) for k in ("TaskDuration", "ScriptDuration")), cpu))
             pages.append(page)  # kept open: every session stays alive
             time.sleep(1.0)
         browser.close()
@@ -100,14 +121,15 @@ def main(argv: list[str] | None = None) -> int:
             for name in served if r % 2 == 0 else served[::-1]:  # alternate, so a drift falls on all
                 load = os.getloadavg()[0]
                 later = one_run(pw, profile, name, args.sessions)[1:]
-                drawn, task, script = (statistics.median(x[i] for x in later) for i in range(3))
-                medians[name] = (drawn, task)
+                drawn, task, script, cpu = (statistics.median(x[i] for x in later) for i in range(4))
+                medians[name] = (drawn, task, cpu)
                 print(f"round {r + 1} {name}: later pages drawn {drawn:.2f} s, renderer busy {task:.2f} s "
-                      f"(script {script:.2f} s), load {load:.2f}", flush=True)  # fmt: skip
+                      f"(script {script:.2f} s), renderer CPU {cpu:.3f} s, load {load:.2f}", flush=True)  # fmt: skip
             floor = medians["floor"]
             for name in served[:-1]:
                 print(f"round {r + 1} {name}/floor: drawn {medians[name][0] / floor[0]:.2f}x, "
-                      f"renderer busy {medians[name][1] / floor[1]:.2f}x", flush=True)  # fmt: skip
+                      f"renderer busy {medians[name][1] / floor[1]:.2f}x, "
+                      f"renderer CPU {medians[name][2] / floor[2]:.2f}x", flush=True)  # fmt: skip
     return 0
 
 

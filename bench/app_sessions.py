@@ -43,6 +43,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+# this checkout's explainer, and with it its app.py and settings: `python bench/...` puts bench/ first on the
+# path, so without this the import below found the installed (editable) copy, and a worktree's bench served
+# the main checkout's app.py (its server imported the worktree's package: a mix of the two)
+sys.path.insert(0, str(REPO))
 RESULTS = REPO / "bench" / "results-app.md"
 FLOOR = REPO / "bench" / "app_floor.py"
 LOG = REPO / "bench" / ".work" / "app-sessions-server.log"
