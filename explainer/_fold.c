@@ -28,6 +28,12 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/mman.h>
+#define CAN_SPLIT 1  /* the second half of a split fold writes to an anonymous mapping (mmap) */
+#else
+#define CAN_SPLIT 0
+#endif
 
 typedef struct { const uint8_t *p, *end; } cursor;
 
@@ -151,13 +157,73 @@ enum { MISSING = -1, INLINED = -2 };
 
 /* How the fold failed, recorded while the GIL is released and turned into Python objects after it
  * is taken back: an error tuple (kind, sample index, message), out of memory, or an exception that
- * is already set (a failed resize, made with the GIL held). */
-enum { FOLD_OK, FOLD_TUPLE, FOLD_NO_MEMORY, FOLD_RAISED };
+ * is already set (a failed resize, made with the GIL held). FOLD_GAVE_UP: the second half of a split
+ * fold stopped at something unusual (see K(fold)), and the first thread decodes those samples itself. */
+enum { FOLD_OK, FOLD_TUPLE, FOLD_NO_MEMORY, FOLD_RAISED, FOLD_GAVE_UP };
 typedef struct { int state; const char *kind, *msg; Py_ssize_t i; } fold_fail;
 
-/* The frames being written: a bytes object filled in place without the GIL (no one else holds a
- * reference to it), and grown, rarely, with the GIL taken back for the resize. */
-typedef struct { PyObject *obj; Py_ssize_t n, cap; PyThreadState *ts; } frames_buf;
+/* The frames being written at data: a bytes object (obj) filled in place without the GIL (no one else
+ * holds a reference to it), and grown, rarely, with the GIL taken back (ts) for the resize; or, for
+ * the second half of a split fold, a mapping that never grows (obj and ts NULL). */
+typedef struct { PyObject *obj; char *data; Py_ssize_t n, cap; PyThreadState *ts; } frames_buf;
+
+#define SAMPLE_TAG ((2 << 3) | 2)  /* Profile.sample, length-delimited */
+
+/* A split fold's second half: samples first..n_samples-1, decoded by a thread of its own that never
+ * touches the GIL or a Python object. Its frames go to an anonymous mapping sized for the worst case
+ * without inlined lines (pages never written cost nothing), which the join copies after the first
+ * half's and unmaps as it goes; its self and total go to tallies of its own, its offsets (counted
+ * from its first frame) and values to its own entries of the shared arrays. */
+typedef struct {
+    const uint8_t *buf, *end;
+    Py_ssize_t first, n_samples;
+    fold_tables t;  /* the caller's tables, with this half's own self and tallies */
+    int64_t *offsets, *values;
+    frames_buf fb;
+    size_t mapped;  /* the bytes still mapped at fb.data */
+    ids locs, vals;
+    fold_fail fail;
+    PyThread_type_lock finished;  /* held until the thread is done with all of the above */
+} fold_half;
+
+#define JOIN_CHUNK ((size_t)1 << 20)  /* copied, then unmapped: a multiple of every page size */
+
+/* The end of the first `count` Sample records of buf (a record boundary, found by the scan that
+ * samples_apart and the fold make), or NULL when the top level is malformed before it. */
+static const uint8_t *after_samples(const uint8_t *p, const uint8_t *end, Py_ssize_t count) {
+    cursor c = {p, end};
+    while (count > 0 && c.p < c.end) {
+        uint64_t tag;
+        if (read_varint(&c, &tag) || skip_field(&c, tag & 7)) return NULL;
+        if (tag == SAMPLE_TAG) count--;
+    }
+    return count ? NULL : c.p;
+}
+
+static void end_half(fold_half *h) {
+#if CAN_SPLIT
+    if (h->mapped) munmap(h->fb.data, h->mapped);
+#endif
+    PyMem_RawFree(h->t.self); PyMem_RawFree(h->t.acc); PyMem_RawFree(h->locs.data); PyMem_RawFree(h->vals.data);
+    if (h->finished) PyThread_free_lock(h->finished);
+}
+
+/* Starts the thread that decodes the second half (run: K(fold_half)); 0 when it could not be started,
+ * and the caller folds every sample itself. Called with the GIL held; the thread never takes it. */
+static int start_half(fold_half *h, const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t,
+                      int64_t *offsets, int64_t *values, void (*run)(void *)) {
+    size_t m = (size_t)(t->n_funcs ? t->n_funcs : 1);
+    *h = (fold_half){buf, buf + len, n_samples / 2, n_samples, *t, offsets, values};
+    h->t.self = PyMem_RawCalloc(m, 8);
+    h->t.acc = PyMem_RawMalloc(m * sizeof(tally));
+    h->finished = PyThread_allocate_lock();
+    if (!h->t.self || !h->t.acc || !h->finished) return 0;
+    for (size_t x = 0; x < m; x++) h->t.acc[x] = (tally){0, -1};
+    PyThread_acquire_lock(h->finished, WAIT_LOCK);
+    if (PyThread_start_new_thread(run, h) != PYTHREAD_INVALID_THREAD_ID) return 1;
+    PyThread_release_lock(h->finished);
+    return 0;
+}
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 #define WALK_NO_MEMORY -3  /* a walk's scratch could not be allocated (raised as MemoryError) */
 
@@ -269,7 +335,7 @@ static PyObject *samples_apart(PyObject *self, PyObject *args) {
         const uint8_t *start = c.p;
         uint64_t tag;
         if (read_varint(&c, &tag) || skip_field(&c, tag & 7)) { result = err("profile", n_samples, "malformed"); goto done; }
-        if (tag == ((2 << 3) | 2)) { n_samples++; continue; }
+        if (tag == SAMPLE_TAG) { n_samples++; continue; }
         Py_ssize_t len = c.p - start;
         if (kept + len > cap) {
             while (kept + len > cap) cap *= 2;
@@ -287,15 +353,16 @@ done:
 }
 
 /* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames,
- * n_names) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an error tuple (field, index,
- * message). Self and total per name (self_and_total's) are summed as each sample's frames are written, while they
- * are still in the cache: the decode is the one pass over the frames that must be made. */
+ * n_names[, split_min]) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an error tuple
+ * (field, index, message). Self and total per name (self_and_total's) are summed as each sample's frames are
+ * written, while they are still in the cache: the decode is the one pass over the frames that must be made.
+ * Profiles of split_min bytes or more are decoded on two threads (-1, the default: never; see K(fold)). */
 static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer in, lookup, start, flat;
-    Py_ssize_t n_samples, k, n_types, max_frames, n_names;
+    Py_ssize_t n_samples, k, n_types, max_frames, n_names, split_min = -1;
     int width;
-    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
-                          &max_frames, &n_names))
+    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn|n", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
+                          &max_frames, &n_names, &split_min))
         return NULL;
     PyObject *result = NULL;
     fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL, n_names, NULL, NULL};
@@ -332,7 +399,8 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
         t.frame_of[id] = li < 0 ? MISSING : t.loc_start[li + 1] - t.loc_start[li] > 1 ? INLINED
                        : t.loc_frames[t.loc_start[li]];
     }
-    result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t) : fold_i32(in.buf, in.len, n_samples, &t);
+    result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t, split_min)
+                        : fold_i32(in.buf, in.len, n_samples, &t, split_min);
 done:
     PyMem_Free(t.frame_of); PyMem_Free(t.self); PyMem_Free(t.acc);
     PyBuffer_Release(&in); PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);

@@ -9,6 +9,19 @@
 #define K2(name, suffix) K_(name, suffix)
 #define K(name) K2(name, SUFFIX)
 
+/* Room for `need` frames in fb, past its pre-size (inlined lines): the resize needs the GIL, briefly.
+ * A split fold's second half has no GIL to take: it gives up, and the first thread folds its samples. */
+static int K(grow)(frames_buf *fb, Py_ssize_t need, fold_fail *fail) {
+    if (!fb->ts) { fail->state = FOLD_GAVE_UP; return -1; }
+    while (need > fb->cap) fb->cap *= 2;
+    PyEval_RestoreThread(fb->ts);
+    int grown = _PyBytes_Resize(&fb->obj, fb->cap * (Py_ssize_t)sizeof(FT));
+    fb->ts = PyEval_SaveThread();
+    if (grown) { fail->state = FOLD_RAISED; return -1; }
+    fb->data = PyBytes_AS_STRING(fb->obj);
+    return 0;
+}
+
 /* Appends one Sample message's frames (root first, inlined lines expanded) to fb, growing it.
  * Runs without the GIL: failures are recorded in *fail, never raised here. */
 static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, ids *vals, frames_buf *fb,
@@ -36,14 +49,8 @@ static int K(fold_one)(cursor c, Py_ssize_t i, const fold_tables *t, ids *locs, 
         }
         if (need > t->max_frames) { *fail = (fold_fail){FOLD_TUPLE, "frames", "too many frames", i}; return -1; }
     }
-    if (need > fb->cap) {  /* past the pre-size (inlined lines): the resize needs the GIL, briefly */
-        while (need > fb->cap) fb->cap *= 2;
-        PyEval_RestoreThread(fb->ts);
-        int grown = _PyBytes_Resize(&fb->obj, fb->cap * (Py_ssize_t)sizeof(FT));
-        fb->ts = PyEval_SaveThread();
-        if (grown) { fail->state = FOLD_RAISED; return -1; }
-    }
-    FT *out = (FT *)PyBytes_AS_STRING(fb->obj);
+    if (need > fb->cap && K(grow)(fb, need, fail)) return -1;
+    FT *out = (FT *)fb->data;
     Py_ssize_t n = fb->n;
     const uint64_t *loc = locs->data;
     const int32_t *frame_of = t->frame_of;  /* locals: the stores to out could alias the tables */
@@ -73,45 +80,129 @@ malformed:
     return -1;
 }
 
+/* The Sample records from c on, as sample *at onwards, in order: up to the end of the input, which must
+ * hold exactly the samples up to n_samples (to_end), or just the next samples up to n_samples (the first
+ * half of a split fold, which stops right after its last record). -1 with *fail set when one fails. */
+static int K(fold_records)(cursor *c, Py_ssize_t *at, Py_ssize_t n_samples, int to_end, const fold_tables *t,
+                           ids *locs, ids *vals, frames_buf *fb, int64_t *offsets, int64_t *values, fold_fail *fail) {
+    Py_ssize_t i = *at;
+    while (c->p < c->end && (to_end || i < n_samples)) {
+        uint64_t tag, n;
+        if (read_varint(c, &tag)) goto malformed;
+        if (tag != SAMPLE_TAG) { if (skip_field(c, tag & 7)) goto malformed; continue; }
+        if (read_varint(c, &n) || (uint64_t)(c->end - c->p) < n || i >= n_samples) goto malformed;
+        cursor sample = {c->p, c->p + n};
+        c->p += n;
+        if (K(fold_one)(sample, i, t, locs, vals, fb, &values[i], fail)) { *at = i; return -1; }
+        offsets[++i] = fb->n;
+    }
+    *at = i;
+    if (i == n_samples) return 0;
+malformed:
+    *at = i;
+    *fail = (fold_fail){FOLD_TUPLE, "profile", "malformed profile message", i};
+    return -1;
+}
+
+/* The second half's thread (see fold_half): no Python API, no GIL. */
+static void K(fold_half)(void *arg) {
+    fold_half *h = arg;
+#if CAN_SPLIT
+    const uint8_t *start = after_samples(h->buf, h->end, h->first);
+    Py_ssize_t cap = start ? h->end - start : 0;
+    if (cap > h->t.max_frames) cap = h->t.max_frames;
+    if (cap < 4096) cap = 4096;
+    void *mapped = start ? mmap(NULL, (size_t)cap * sizeof(FT), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                         : MAP_FAILED;
+    if (mapped == MAP_FAILED) {
+        h->fail.state = FOLD_GAVE_UP;
+    } else {
+        h->mapped = (size_t)cap * sizeof(FT);
+        h->fb = (frames_buf){NULL, mapped, 0, cap, NULL};
+        cursor c = {start, h->end};
+        Py_ssize_t i = h->first;
+        K(fold_records)(&c, &i, h->n_samples, 1, &h->t, &h->locs, &h->vals, &h->fb, h->offsets, h->values, &h->fail);
+    }
+#else
+    h->fail.state = FOLD_GAVE_UP;
+#endif
+    PyThread_release_lock(h->finished);
+}
+
+/* Puts the second half after the first: its frames copied on a chunk at a time, each chunk unmapped once
+ * copied (the halves together never take more memory than the whole), its offsets shifted by the
+ * first half's frames, its self and total added. -1 when the frames could not grow (*fail set). */
+static int K(join)(frames_buf *fb, fold_half *h, const fold_tables *t, int64_t *offsets, fold_fail *fail) {
+    Py_ssize_t first_frames = fb->n, n = fb->n + h->fb.n;
+    if (n > fb->cap && K(grow)(fb, n, fail)) return -1;
+#if CAN_SPLIT
+    char *to = fb->data + first_frames * (Py_ssize_t)sizeof(FT);
+    size_t left = (size_t)h->fb.n * sizeof(FT);
+    while (left) {
+        size_t step = left < JOIN_CHUNK ? left : JOIN_CHUNK;
+        memcpy(to, h->fb.data, step);
+        to += step; left -= step;
+        if (step == JOIN_CHUNK) {  /* whole pages: the rest is unmapped by end_half */
+            munmap(h->fb.data, step);
+            h->fb.data += step; h->mapped -= step;
+        }
+    }
+#endif
+    fb->n = n;
+    for (Py_ssize_t i = h->first + 1; i <= h->n_samples; i++) offsets[i] += first_frames;
+    for (Py_ssize_t x = 0; x < t->n_funcs; x++) {
+        t->self[x] += h->t.self[x];
+        t->acc[x].total += h->t.acc[x].total;
+    }
+    return 0;
+}
+
 /* Every Sample record (field 2) of the serialized Profile in buf, in order.
  *
  * The loop over the records runs with the GIL released: it is most of a large profile's read (a
  * quarter of a second at 500k stacks), and meanwhile another thread (the CLI's warm-up) imports what
  * the command needs next. Every buffer it touches is held here (the caller's Py_buffers, memory
  * allocated before) and nothing in it calls the Python API except the rare resize, which takes the
- * GIL back; failures are turned into Python objects after the loop. */
-static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t) {
+ * GIL back; failures are turned into Python objects after the loop.
+ *
+ * From split_min bytes on (-1: never) the records are split in two at the middle sample: the second half
+ * is decoded on a thread of its own (fold_half) while this one decodes the first, and joined after it.
+ * The result is the serial fold's, byte for byte: this thread decodes the first half exactly as the
+ * serial fold does (so its failures are the serial fold's), and when the second half failed or stopped
+ * at anything unusual (inlined lines past its mapping, too many frames in all), this thread decodes
+ * those samples itself, as the serial fold goes on, and fails where it fails. */
+static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t,
+                         Py_ssize_t split_min) {
     PyObject *result = NULL, *error = NULL;
     ids locs = {0}, vals = {0};
     fold_fail fail = {FOLD_OK, NULL, NULL, 0};
+    fold_half half = {0};
     int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
     int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
     /* Pre-sized: each location id takes at least a byte on the wire, so without inlined lines the
      * frames never outnumber the input's bytes. Pages never written cost no memory (a large block is
      * mapped, and the final resize gives the rest back); inlining past it doubles as before. */
-    frames_buf fb = {NULL, 0, len < t->max_frames ? len : t->max_frames, NULL};
+    frames_buf fb = {NULL, NULL, 0, len < t->max_frames ? len : t->max_frames, NULL};
     Py_ssize_t i = 0;
     if (fb.cap < 4096) fb.cap = 4096;
     if (!offsets || !values || !(fb.obj = PyBytes_FromStringAndSize(NULL, fb.cap * (Py_ssize_t)sizeof(FT)))) {
         PyErr_NoMemory(); goto done;
     }
+    fb.data = PyBytes_AS_STRING(fb.obj);
     offsets[0] = 0;
+    int split = CAN_SPLIT && split_min >= 0 && len >= split_min && n_samples >= 2 &&
+                start_half(&half, buf, len, n_samples, t, offsets, values, K(fold_half));
     fb.ts = PyEval_SaveThread();
     cursor c = {buf, buf + len};
-    while (c.p < c.end) {
-        uint64_t tag, n;
-        if (read_varint(&c, &tag)) goto malformed;
-        if (tag != ((2 << 3) | 2)) { if (skip_field(&c, tag & 7)) goto malformed; continue; }
-        if (read_varint(&c, &n) || (uint64_t)(c.end - c.p) < n || i >= n_samples) goto malformed;
-        cursor sample = {c.p, c.p + n};
-        c.p += n;
-        if (K(fold_one)(sample, i, t, &locs, &vals, &fb, &values[i], &fail)) goto released;
-        offsets[++i] = fb.n;
+    if (!split) {
+        K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
+    } else if (!K(fold_records)(&c, &i, half.first, 0, t, &locs, &vals, &fb, offsets, values, &fail)) {
+        PyThread_acquire_lock(half.finished, WAIT_LOCK);
+        if (half.fail.state == FOLD_OK && fb.n + half.fb.n <= t->max_frames) K(join)(&fb, &half, t, offsets, &fail);
+        else K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
+    } else {
+        PyThread_acquire_lock(half.finished, WAIT_LOCK);  /* the first half's failure is the serial fold's */
     }
-    if (i == n_samples) goto released;
-malformed:
-    fail = (fold_fail){FOLD_TUPLE, "profile", "malformed profile message", i};
-released:
     PyEval_RestoreThread(fb.ts);
     if (fail.state == FOLD_RAISED) goto done;
     if (fail.state == FOLD_NO_MEMORY) { PyErr_NoMemory(); goto done; }
@@ -125,6 +216,7 @@ released:
                            (char *)values, (Py_ssize_t)(n_samples * 8), (char *)t->self, m * 8, (char *)total, m * 8);
     PyMem_Free(total);
 done:
+    end_half(&half);
     Py_XDECREF(fb.obj);
     PyMem_RawFree(locs.data); PyMem_RawFree(vals.data); PyMem_Free(offsets); PyMem_Free(values);
     return error ? error : result;
