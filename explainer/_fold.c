@@ -186,7 +186,19 @@ typedef struct {
     PyThread_type_lock finished;  /* held until the thread is done with all of the above */
 } fold_half;
 
-#define JOIN_CHUNK ((size_t)1 << 20)  /* copied, then unmapped: a multiple of every page size */
+#define JOIN_CHUNK ((size_t)2 << 20)  /* copied, then unmapped: a multiple of every page size, huge ones too */
+
+/* Asks for transparent huge pages over the large block at p, where the system gives them on request
+ * (Linux's "madvise" setting): a page fault per 2 MiB written instead of one per 4 KiB. The frames of
+ * a large profile are written once, in order, into untouched pages, and on a virtual machine each
+ * small fault costs microseconds: at 500k stacks, a quarter of the fold's time. */
+static void ask_huge_pages(void *p, size_t len) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + len) & ~(huge - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);  /* advice: ignored when refused */
+#endif
+}
 
 /* The end of the first `count` Sample records of buf (a record boundary, found by the scan that
  * samples_apart and the fold make), or NULL when the top level is malformed before it. */

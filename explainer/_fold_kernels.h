@@ -118,6 +118,7 @@ static void K(fold_half)(void *arg) {
         h->fail.state = FOLD_GAVE_UP;
     } else {
         h->mapped = (size_t)cap * sizeof(FT);
+        ask_huge_pages(mapped, h->mapped);
         h->fb = (frames_buf){NULL, mapped, 0, cap, NULL};
         cursor c = {start, h->end};
         Py_ssize_t i = h->first;
@@ -189,6 +190,7 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
         PyErr_NoMemory(); goto done;
     }
     fb.data = PyBytes_AS_STRING(fb.obj);
+    ask_huge_pages(fb.data, (size_t)fb.cap * sizeof(FT));
     offsets[0] = 0;
     int split = CAN_SPLIT && split_min >= 0 && len >= split_min && n_samples >= 2 &&
                 start_half(&half, buf, len, n_samples, t, offsets, values, K(fold_half));
