@@ -4,7 +4,7 @@
  * samples_apart: splits a serialized pprof Profile into its Sample records (left where they are)
  *   and the rest (copied, a few MB), so protobuf parses only the rest.
  * fold_samples: decodes the Sample records in place into root-first frame arrays, expanding
- *   inlined locations, validating as it goes.
+ *   inlined locations, validating as it goes; a large profile's in two halves on two threads.
  * self_and_total: pprof's flat and cum per function in one pass, counting a function once
  *   per stack with a "last stack seen" stamp instead of sorting (pair) keys.
  * attribute: the memory category and allocation site of every stack (knowledge/attribution.py),
@@ -200,8 +200,8 @@ static void ask_huge_pages(void *p, size_t len) {
 #endif
 }
 
-/* The end of the first `count` Sample records of buf (a record boundary, found by the scan that
- * samples_apart and the fold make), or NULL when the top level is malformed before it. */
+/* The end of the first `count` Sample records of buf, a record boundary (found by the same top-level
+ * scan as samples_apart's and the fold's), or NULL when the top level is malformed before it. */
 static const uint8_t *after_samples(const uint8_t *p, const uint8_t *end, Py_ssize_t count) {
     cursor c = {p, end};
     while (count > 0 && c.p < c.end) {
