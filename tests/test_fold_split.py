@@ -175,3 +175,13 @@ def test_one_usable_cpu_never_splits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pprof.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     monkeypatch.setattr(pprof.os, "cpu_count", lambda: 1)
     assert pprof.split_fold_bytes() == -1
+
+
+@pytest.mark.slow  # a profile of more than 65,535 names
+def test_int32_frames_fold_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More names than uint16 holds: the fold's other width."""
+    monkeypatch.setenv("EXPLAINER_MAX_NAMES", "80000")
+    stacks = {f"main;mid{i % 13};leaf_{i}": i + 1 for i in range(70_000)}
+    args = _fold_args(gzip.decompress(to_pprof(profile_of(stacks))), monkeypatch)
+    assert args is not None and args[7] == 4
+    assert isinstance(assert_split_is_serial(args)[0], bytes)
