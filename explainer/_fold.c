@@ -236,6 +236,7 @@ static int start_half(fold_half *h, const uint8_t *buf, Py_ssize_t len, Py_ssize
     PyThread_release_lock(h->finished);
     return 0;
 }
+
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */
 #define WALK_NO_MEMORY -3  /* a walk's scratch could not be allocated (raised as MemoryError) */
 
