@@ -115,8 +115,8 @@ samples_strategy = st.lists(
 def test_generated_profiles_with_inlined_lines_fold_the_same(
     samples: list[tuple[list[int], list[int]]], lines: list[int]
 ) -> None:
-    """Errors anywhere, in either half or both (the first wins), and locations of up to 40 lines: more
-    frames than the second half's bytes, which it cannot hold, so the first thread decodes it."""
+    """Errors anywhere, in either half or both (the first wins), locations of up to 40 inlined lines,
+    and frame bounds that either half, or only the two together, pass."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         args = _fold_args(_profile(samples, lines), monkeypatch)
     if args is None:  # the location table was refused before the samples were read
@@ -128,9 +128,13 @@ def test_generated_profiles_with_inlined_lines_fold_the_same(
             assert_split_is_serial((*args[:8], bound, args[9]))
 
 
-def test_a_second_half_past_its_mapping_is_folded_by_the_first_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second half's samples name a location of 500 inlined lines: many more frames than bytes."""
-    samples = [([1, 2], [5])] * 50 + [([3, 1], [7])] * 50
+@pytest.mark.parametrize("inlined_half", ["first", "second"])
+def test_a_half_of_many_inlined_lines_folds_the_same(inlined_half: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One half's samples name a location of 500 inlined lines, many more frames than bytes: the first
+    half grows its buffer (taking the GIL) while the second runs; the second half, past its mapping,
+    is decoded by the first thread."""
+    plain, inlined = [([1, 2], [5])] * 50, [([3, 1], [7])] * 50
+    samples = inlined + plain if inlined_half == "first" else plain + inlined
     args = _fold_args(_profile(samples, [1, 1, 500]), monkeypatch)
     assert args is not None
     out = assert_split_is_serial(args)
