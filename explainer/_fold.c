@@ -213,28 +213,36 @@ static const uint8_t *after_samples(const uint8_t *p, const uint8_t *end, Py_ssi
 }
 
 static void end_half(fold_half *h) {
+    if (!h) return;
 #if CAN_SPLIT
     if (h->mapped) munmap(h->fb.data, h->mapped);
 #endif
     PyMem_RawFree(h->t.self); PyMem_RawFree(h->t.acc); PyMem_RawFree(h->locs.data); PyMem_RawFree(h->vals.data);
     if (h->finished) PyThread_free_lock(h->finished);
+    PyMem_RawFree(h);
 }
 
-/* Starts the thread that decodes the second half (run: K(fold_half)); 0 when it could not be started,
- * and the caller folds every sample itself. Called with the GIL held; the thread never takes it. */
-static int start_half(fold_half *h, const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t,
-                      int64_t *offsets, int64_t *values, void (*run)(void *)) {
+/* Starts the thread that decodes the second half (run: K(fold_half)); NULL when it could not be started,
+ * and the caller folds every sample itself. Called with the GIL held; the thread never takes it. The
+ * half is on the heap, not the caller's stack: were the caller's thread to exit as it takes the GIL
+ * back (a daemon thread at interpreter shutdown), the second thread would still be writing to it. */
+static fold_half *start_half(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t,
+                             int64_t *offsets, int64_t *values, void (*run)(void *)) {
     size_t m = (size_t)(t->n_funcs ? t->n_funcs : 1);
+    fold_half *h = PyMem_RawCalloc(1, sizeof(fold_half));
+    if (!h) return NULL;
     *h = (fold_half){buf, buf + len, n_samples / 2, n_samples, *t, offsets, values};
     h->t.self = PyMem_RawCalloc(m, 8);
     h->t.acc = PyMem_RawMalloc(m * sizeof(tally));
     h->finished = PyThread_allocate_lock();
-    if (!h->t.self || !h->t.acc || !h->finished) return 0;
-    for (size_t x = 0; x < m; x++) h->t.acc[x] = (tally){0, -1};
-    PyThread_acquire_lock(h->finished, WAIT_LOCK);
-    if (PyThread_start_new_thread(run, h) != PYTHREAD_INVALID_THREAD_ID) return 1;
-    PyThread_release_lock(h->finished);
-    return 0;
+    if (h->t.self && h->t.acc && h->finished) {
+        for (size_t x = 0; x < m; x++) h->t.acc[x] = (tally){0, -1};
+        PyThread_acquire_lock(h->finished, WAIT_LOCK);
+        if (PyThread_start_new_thread(run, h) != PYTHREAD_INVALID_THREAD_ID) return h;
+        PyThread_release_lock(h->finished);
+    }
+    end_half(h);
+    return NULL;
 }
 
 #define BAD_SLOT -2  /* heaviest_paths' slot of a frame id past the names */

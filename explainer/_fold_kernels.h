@@ -177,7 +177,7 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     PyObject *result = NULL, *error = NULL;
     ids locs = {0}, vals = {0};
     fold_fail fail = {FOLD_OK, NULL, NULL, 0};
-    fold_half half = {0};
+    fold_half *half = NULL;
     int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
     int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
     /* Pre-sized: each location id takes at least a byte on the wire, so without inlined lines the
@@ -192,18 +192,18 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     fb.data = PyBytes_AS_STRING(fb.obj);
     ask_huge_pages(fb.data, (size_t)fb.cap * sizeof(FT));
     offsets[0] = 0;
-    int split = CAN_SPLIT && split_min >= 0 && len >= split_min && n_samples >= 2 &&
-                start_half(&half, buf, len, n_samples, t, offsets, values, K(fold_half));
+    if (CAN_SPLIT && split_min >= 0 && len >= split_min && n_samples >= 2)
+        half = start_half(buf, len, n_samples, t, offsets, values, K(fold_half));
     fb.ts = PyEval_SaveThread();
     cursor c = {buf, buf + len};
-    if (!split) {
+    if (!half) {
         K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
-    } else if (!K(fold_records)(&c, &i, half.first, 0, t, &locs, &vals, &fb, offsets, values, &fail)) {
-        PyThread_acquire_lock(half.finished, WAIT_LOCK);
-        if (half.fail.state == FOLD_OK && fb.n + half.fb.n <= t->max_frames) K(join)(&fb, &half, t, offsets, &fail);
+    } else if (!K(fold_records)(&c, &i, half->first, 0, t, &locs, &vals, &fb, offsets, values, &fail)) {
+        PyThread_acquire_lock(half->finished, WAIT_LOCK);
+        if (half->fail.state == FOLD_OK && fb.n + half->fb.n <= t->max_frames) K(join)(&fb, half, t, offsets, &fail);
         else K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
     } else {
-        PyThread_acquire_lock(half.finished, WAIT_LOCK);  /* the first half's failure is the serial fold's */
+        PyThread_acquire_lock(half->finished, WAIT_LOCK);  /* the first half's failure is the serial fold's */
     }
     PyEval_RestoreThread(fb.ts);
     if (fail.state == FOLD_RAISED) goto done;
@@ -218,7 +218,7 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
                            (char *)values, (Py_ssize_t)(n_samples * 8), (char *)t->self, m * 8, (char *)total, m * 8);
     PyMem_Free(total);
 done:
-    end_half(&half);
+    end_half(half);
     Py_XDECREF(fb.obj);
     PyMem_RawFree(locs.data); PyMem_RawFree(vals.data); PyMem_Free(offsets); PyMem_Free(values);
     return error ? error : result;
