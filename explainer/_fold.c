@@ -28,11 +28,15 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
-#ifndef _WIN32
+#if !defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))
 #include <sys/mman.h>
 #define CAN_SPLIT 1  /* the second half of a split fold writes to an anonymous mapping (mmap) */
+#define STOP(flag) __atomic_store_n(flag, 1, __ATOMIC_RELAXED)
+#define STOP_SET(flag) __atomic_load_n(flag, __ATOMIC_RELAXED)
 #else
 #define CAN_SPLIT 0
+#define STOP(flag) ((void)0)
+#define STOP_SET(flag) 0
 #endif
 
 typedef struct { const uint8_t *p, *end; } cursor;
@@ -169,8 +173,8 @@ typedef struct { PyObject *obj; char *data; Py_ssize_t n, cap; PyThreadState *ts
 
 #define SAMPLE_TAG ((2 << 3) | 2)  /* Profile.sample, length-delimited */
 
-/* A split fold's second half: samples first..n_samples-1, decoded by a thread of its own that never
- * touches the GIL or a Python object. Its frames go to an anonymous mapping sized for the worst case
+/* A split fold's second half: samples first..n_samples-1 (or up to where it is told to stop), decoded by
+ * a thread of its own that never touches the GIL or a Python object. Its frames go to an anonymous mapping sized for the worst case
  * without inlined lines (pages never written cost nothing), which the join copies after the first
  * half's and unmaps as it goes; its self and total go to tallies of its own, its offsets (counted
  * from its first frame) and values to its own entries of the shared arrays. */
@@ -183,6 +187,9 @@ typedef struct {
     size_t mapped;  /* the bytes still mapped at fb.data */
     ids locs, vals;
     fold_fail fail;
+    int stop;  /* set by the first thread when its half is done: this one stops after its sample */
+    cursor rest;  /* where it stopped: the records left, from sample `done` on */
+    Py_ssize_t done;
     PyThread_type_lock finished;  /* held until the thread is done with all of the above */
 } fold_half;
 
@@ -374,16 +381,18 @@ done:
 }
 
 /* fold_samples(profile bytes, n_samples, value_index, n_types, loc_lookup, loc_start, loc_flat, width, max_frames,
- * n_names[, split_min]) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an error tuple
- * (field, index, message). Self and total per name (self_and_total's) are summed as each sample's frames are
- * written, while they are still in the cache: the decode is the one pass over the frames that must be made.
- * Profiles of split_min bytes or more are decoded on two threads (-1, the default: never; see K(fold)). */
+ * n_names[, split_min, stop_second]) -> (offsets bytes, frames bytes, values bytes, self bytes, total bytes) or an
+ * error tuple (field, index, message). Self and total per name (self_and_total's) are summed as each sample's
+ * frames are written, while they are still in the cache: the decode is the one pass over the frames that must be
+ * made. Profiles of split_min bytes or more are decoded on two threads (-1, the default: never; see K(fold));
+ * stop_second 0 has the first thread wait for the whole second half (tests: on a small profile the first half
+ * is done before the second thread starts, and would stop it at once). */
 static PyObject *fold_samples(PyObject *self, PyObject *args) {
     Py_buffer in, lookup, start, flat;
     Py_ssize_t n_samples, k, n_types, max_frames, n_names, split_min = -1;
-    int width;
-    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn|n", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
-                          &max_frames, &n_names, &split_min))
+    int width, stop_second = 1;
+    if (!PyArg_ParseTuple(args, "y*nnny*y*y*inn|np", &in, &n_samples, &k, &n_types, &lookup, &start, &flat, &width,
+                          &max_frames, &n_names, &split_min, &stop_second))
         return NULL;
     PyObject *result = NULL;
     fold_tables t = {k, n_types, lookup.len / 4, lookup.buf, flat.buf, start.buf, 1, max_frames, NULL, n_names, NULL, NULL};
@@ -420,8 +429,8 @@ static PyObject *fold_samples(PyObject *self, PyObject *args) {
         t.frame_of[id] = li < 0 ? MISSING : t.loc_start[li + 1] - t.loc_start[li] > 1 ? INLINED
                        : t.loc_frames[t.loc_start[li]];
     }
-    result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t, split_min)
-                        : fold_i32(in.buf, in.len, n_samples, &t, split_min);
+    result = width == 2 ? fold_u16(in.buf, in.len, n_samples, &t, split_min, stop_second)
+                        : fold_i32(in.buf, in.len, n_samples, &t, split_min, stop_second);
 done:
     PyMem_Free(t.frame_of); PyMem_Free(t.self); PyMem_Free(t.acc);
     PyBuffer_Release(&in); PyBuffer_Release(&lookup); PyBuffer_Release(&start); PyBuffer_Release(&flat);

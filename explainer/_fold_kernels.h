@@ -82,11 +82,14 @@ malformed:
 
 /* The Sample records from c on, as sample *at onwards, in order: up to the end of the input, which must
  * hold exactly the samples up to n_samples (to_end), or just the next samples up to n_samples (the first
- * half of a split fold, which stops right after its last record). -1 with *fail set when one fails. */
-static int K(fold_records)(cursor *c, Py_ssize_t *at, Py_ssize_t n_samples, int to_end, const fold_tables *t,
-                           ids *locs, ids *vals, frames_buf *fb, int64_t *offsets, int64_t *values, fold_fail *fail) {
+ * half of a split fold, which stops right after its last record). -1 with *fail set when one fails;
+ * 0 too when *stop is set (the second half, told to stop: c and *at say where). */
+static int K(fold_records)(cursor *c, Py_ssize_t *at, Py_ssize_t n_samples, int to_end, const int *stop,
+                           const fold_tables *t, ids *locs, ids *vals, frames_buf *fb, int64_t *offsets,
+                           int64_t *values, fold_fail *fail) {
     Py_ssize_t i = *at;
     while (c->p < c->end && (to_end || i < n_samples)) {
+        if (stop && STOP_SET(stop)) { *at = i; return 0; }
         uint64_t tag, n;
         if (read_varint(c, &tag)) goto malformed;
         if (tag != SAMPLE_TAG) { if (skip_field(c, tag & 7)) goto malformed; continue; }
@@ -120,9 +123,10 @@ static void K(fold_half)(void *arg) {
         h->mapped = (size_t)cap * sizeof(FT);
         ask_huge_pages(mapped, h->mapped);
         h->fb = (frames_buf){NULL, mapped, 0, cap, NULL};
-        cursor c = {start, h->end};
-        Py_ssize_t i = h->first;
-        K(fold_records)(&c, &i, h->n_samples, 1, &h->t, &h->locs, &h->vals, &h->fb, h->offsets, h->values, &h->fail);
+        h->rest = (cursor){start, h->end};
+        h->done = h->first;
+        K(fold_records)(&h->rest, &h->done, h->n_samples, 1, &h->stop, &h->t, &h->locs, &h->vals, &h->fb, h->offsets,
+                        h->values, &h->fail);
     }
 #else
     h->fail.state = FOLD_GAVE_UP;
@@ -130,9 +134,9 @@ static void K(fold_half)(void *arg) {
     PyThread_release_lock(h->finished);
 }
 
-/* Puts the second half after the first: its frames copied on a chunk at a time, each chunk unmapped once
- * copied (the halves together never take more memory than the whole), its offsets shifted by the
- * first half's frames, its self and total added. -1 when the frames could not grow (*fail set). */
+/* Puts what the second half decoded after the first: its frames copied on a chunk at a time, each chunk
+ * unmapped once copied (the halves together never take more memory than the whole), its offsets shifted
+ * by the first half's frames, its self and total added. -1 when the frames could not grow (*fail set). */
 static int K(join)(frames_buf *fb, fold_half *h, const fold_tables *t, int64_t *offsets, fold_fail *fail) {
     Py_ssize_t first_frames = fb->n, n = fb->n + h->fb.n;
     if (n > fb->cap && K(grow)(fb, n, fail)) return -1;
@@ -150,7 +154,7 @@ static int K(join)(frames_buf *fb, fold_half *h, const fold_tables *t, int64_t *
     }
 #endif
     fb->n = n;
-    for (Py_ssize_t i = h->first + 1; i <= h->n_samples; i++) offsets[i] += first_frames;
+    for (Py_ssize_t i = h->first + 1; i <= h->done; i++) offsets[i] += first_frames;
     for (Py_ssize_t x = 0; x < t->n_funcs; x++) {
         t->self[x] += h->t.self[x];
         t->acc[x].total += h->t.acc[x].total;
@@ -167,13 +171,14 @@ static int K(join)(frames_buf *fb, fold_half *h, const fold_tables *t, int64_t *
  * GIL back; failures are turned into Python objects after the loop.
  *
  * From split_min bytes on (-1: never) the records are split in two at the middle sample: the second half
- * is decoded on a thread of its own (fold_half) while this one decodes the first, and joined after it.
- * The result is the serial fold's, byte for byte: this thread decodes the first half exactly as the
- * serial fold does (so its failures are the serial fold's), and when the second half failed or stopped
- * at anything unusual (inlined lines past its mapping, too many frames in all), this thread decodes
- * those samples itself, as the serial fold goes on, and fails where it fails. */
+ * is decoded on a thread of its own (fold_half) while this one decodes the first. Its half done, this
+ * thread stops the second (unless stop_second is 0), joins what it decoded, and decodes the samples it
+ * had not reached itself. The result is the serial fold's, byte for byte: this thread decodes the first
+ * half exactly as the serial fold does (so its failures are the serial fold's), and when the second
+ * half failed or stopped at anything unusual (inlined lines past its mapping, too many frames in all),
+ * this thread decodes all of it, as the serial fold goes on, and fails where it fails. */
 static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_samples, const fold_tables *t,
-                         Py_ssize_t split_min) {
+                         Py_ssize_t split_min, int stop_second) {
     PyObject *result = NULL, *error = NULL;
     ids locs = {0}, vals = {0};
     fold_fail fail = {FOLD_OK, NULL, NULL, 0};
@@ -196,14 +201,21 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
         half = start_half(buf, len, n_samples, t, offsets, values, K(fold_half));
     fb.ts = PyEval_SaveThread();
     cursor c = {buf, buf + len};
-    if (!half) {
-        K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
-    } else if (!K(fold_records)(&c, &i, half->first, 0, t, &locs, &vals, &fb, offsets, values, &fail)) {
-        PyThread_acquire_lock(half->finished, WAIT_LOCK);
-        if (half->fail.state == FOLD_OK && fb.n + half->fb.n <= t->max_frames) K(join)(&fb, half, t, offsets, &fail);
-        else K(fold_records)(&c, &i, n_samples, 1, t, &locs, &vals, &fb, offsets, values, &fail);
-    } else {
+    if (half && K(fold_records)(&c, &i, half->first, 0, NULL, t, &locs, &vals, &fb, offsets, values, &fail)) {
         PyThread_acquire_lock(half->finished, WAIT_LOCK);  /* the first half's failure is the serial fold's */
+    } else if (half) {
+        /* what the second thread has not done yet, this one does: a second thread kept from a core (a
+         * busy machine) never makes the fold slower than one thread's */
+        if (stop_second) STOP(&half->stop);
+        PyThread_acquire_lock(half->finished, WAIT_LOCK);
+        if (half->fail.state == FOLD_OK && fb.n + half->fb.n <= t->max_frames && !K(join)(&fb, half, t, offsets, &fail)) {
+            c = half->rest;
+            i = half->done;
+        }
+        if (fail.state == FOLD_OK)  /* the samples after the second thread's, or all of them when it failed */
+            K(fold_records)(&c, &i, n_samples, 1, NULL, t, &locs, &vals, &fb, offsets, values, &fail);
+    } else {
+        K(fold_records)(&c, &i, n_samples, 1, NULL, t, &locs, &vals, &fb, offsets, values, &fail);
     }
     PyEval_RestoreThread(fb.ts);
     if (fail.state == FOLD_RAISED) goto done;

@@ -56,16 +56,19 @@ def fold_calls(read: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ..
     return recorder.calls
 
 
-def outcome(args: tuple[Any, ...], split_min: int) -> Any:
+def outcome(args: tuple[Any, ...], split_min: int, stop_second: bool = True) -> Any:
     try:
-        return FOLD.fold_samples(*args, split_min)
+        return FOLD.fold_samples(*args, split_min, stop_second)
     except (ValueError, MemoryError) as exc:
         return type(exc), str(exc)
 
 
 def assert_split_is_serial(args: tuple[Any, ...]) -> Any:
+    """Split, both ways: the first thread stops the second when its half is done (on a small profile, most
+    often before the second has begun) and decodes the rest, or waits for the whole second half."""
     serial = outcome(args, SERIAL)
     assert outcome(args, FORCED) == serial
+    assert outcome(args, FORCED, stop_second=False) == serial
     return serial
 
 
@@ -189,3 +192,17 @@ def test_int32_frames_fold_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     args = _fold_args(gzip.decompress(to_pprof(profile_of(stacks))), monkeypatch)
     assert args is not None and args[7] == 4
     assert isinstance(assert_split_is_serial(args)[0], bytes)
+
+
+def test_a_second_thread_stopped_midway_leaves_the_rest_to_the_first() -> None:
+    """Large enough for both threads to run at once: the second is stopped wherever it is when the first
+    half is done (its records before that joined, the rest decoded by the first thread), or has finished."""
+    depth, n = 12, 200_000
+    body = b"\x0a" + bytes([depth]) + bytes(range(1, depth + 1)) + b"\x12\x01\x05"  # packed ids and value
+    data = (b"\x12" + bytes([len(body)]) + body) * n
+    lookup = np.arange(-1, depth, dtype=np.int32)  # id i -> location i - 1
+    args = (data, n, 0, 1, lookup, np.arange(depth + 1, dtype=np.int64), np.arange(depth, dtype=np.int32), 2)
+    args += (1 << 40, depth)
+    serial = outcome(args, SERIAL)
+    for _ in range(5):
+        assert outcome(args, FORCED) == serial
