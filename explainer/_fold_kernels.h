@@ -147,11 +147,13 @@ static int K(join)(frames_buf *fb, fold_half *h, const fold_tables *t, int64_t *
         size_t step = left < JOIN_CHUNK ? left : JOIN_CHUNK;
         memcpy(to, h->fb.data, step);
         to += step; left -= step;
-        if (step == JOIN_CHUNK) {  /* whole pages: the rest is unmapped by end_half */
+        if (step == JOIN_CHUNK) {  /* whole pages */
             munmap(h->fb.data, step);
             h->fb.data += step; h->mapped -= step;
         }
     }
+    if (h->mapped) munmap(h->fb.data, h->mapped);  /* the last pages, now: before this thread decodes the rest */
+    h->mapped = 0;
 #endif
     fb->n = n;
     for (Py_ssize_t i = h->first + 1; i <= h->done; i++) offsets[i] += first_frames;
