@@ -207,7 +207,7 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
         PyThread_acquire_lock(half->finished, WAIT_LOCK);  /* the first half's failure is the serial fold's */
     } else if (half) {
         /* what the second thread has not done yet, this one does: a second thread kept from a core (a
-         * busy machine) never makes the fold slower than one thread's */
+         * busy machine) leaves the fold about as fast as one thread's, not slower */
         if (stop_second) STOP(&half->stop);
         PyThread_acquire_lock(half->finished, WAIT_LOCK);
         if (half->fail.state == FOLD_OK && fb.n + half->fb.n <= t->max_frames && !K(join)(&fb, half, t, offsets, &fail)) {
