@@ -225,8 +225,8 @@ a bomb of gigabytes from kilobytes."""
 
 SPLIT_FOLD_BYTES = 8 << 20
 """Profiles this large have their samples decoded on two threads, the second half on a thread of
-its own (the compiled fold's K(fold)). Cut from the 500k bench profile, on two cores, the split fold
-takes about 0.6x the serial one's time from 4 MiB up (8 MiB: 11.5 ms against 18.8 ms); what it adds
+its own (the compiled fold's K(fold)). Cut from the 500k bench profile, on two idle cores, the split
+fold takes 0.6-0.7x the serial one's time from 4 MiB up (8 MiB: 13 ms against 20 ms); what it adds
 (a thread started, a scan to the middle record, the join) is about a millisecond. Smaller profiles
 stay on one thread: a few milliseconds are at stake, and a command reading one has its warm-up
 thread (cli/warmup.py) on the second core for a larger share of its read."""
