@@ -223,13 +223,14 @@ the vLLM generator's); a few locations of a million lines each, named by every s
 a bomb of gigabytes from kilobytes."""
 
 
-SPLIT_FOLD_BYTES = 8 << 20
+SPLIT_FOLD_BYTES = 16 << 20
 """Profiles this large have their samples decoded on two threads, the second half on a thread of
-its own (the compiled fold's K(fold)). Cut from the 500k bench profile, on two idle cores, the split
-fold takes 0.6-0.7x the serial one's time from 4 MiB up (8 MiB: 13 ms against 20 ms); what it adds
-(a thread started, a scan to the middle record, the join) is about a millisecond. Smaller profiles
-stay on one thread: a few milliseconds are at stake, and a command reading one has its warm-up
-thread (cli/warmup.py) on the second core for a larger share of its read."""
+its own (the compiled fold's K(fold)). On its own, cut from the 500k bench profile on two idle cores,
+the split fold takes 0.6-0.7x the serial one's time from 4 MiB up (8 MiB: 13 ms against 20 ms; what
+it adds, a thread, a scan to the middle record and the join, is about a millisecond). But `analyze`
+gains only from about 16 MiB (paired runs against the serial fold: 8 MiB 1.03-1.04x, 16 MiB 0.98-1.0x,
+24 MiB 0.91x, 32 MiB 0.85x, 500k stacks 0.82-0.89x): on a shorter read the CLI's warm-up thread
+(cli/warmup.py) is still importing on the second core while the samples are decoded."""
 
 
 def split_fold_bytes() -> int:
