@@ -852,7 +852,21 @@ done:
     return result;
 }
 
+/* read_buffer(n) -> a bytearray of n bytes that are not zeroed, over pages asked for as huge ones: the buffer
+ * a large file is read into (readers/limits.read_capped, which keeps only the bytes the read wrote). A
+ * zeroed buffer would be written twice, and on a virtual machine each 4 KiB page's first touch costs
+ * microseconds: 7,500 of them for a 30 MB profile, 122,000 for a 500 MB one. */
+static PyObject *read_buffer(PyObject *self, PyObject *args) {
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
+    if (n < 0) { PyErr_SetString(PyExc_ValueError, "negative size"); return NULL; }
+    PyObject *buf = PyByteArray_FromStringAndSize(NULL, n);
+    if (buf && n) ask_huge_pages(PyByteArray_AS_STRING(buf), (size_t)n);
+    return buf;
+}
+
 static PyMethodDef methods[] = {
+    {"read_buffer", read_buffer, METH_VARARGS, "A bytearray of n bytes, not zeroed, for a read to fill."},
     {"grow_tree", grow_tree, METH_VARARGS, "The call tree's nodes, depth by depth, without the provably narrow."},
     {"samples_apart", samples_apart, METH_VARARGS, "The Profile without its samples, and the sample count."},
     {"fold_samples", fold_samples, METH_VARARGS, "Decode a Profile's raw samples into root-first frames."},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import signal
 import socket
@@ -26,7 +27,7 @@ import pytest
 from conftest import profile_of
 from explainer.errors import DecodeError, SizeLimitError, SourceNotFoundError
 from explainer.readers import ReadOptions, read_bytes, read_file_bytes, sniff
-from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED, gunzip
+from explainer.readers.limits import DEFAULT_MAX_DECOMPRESSED, gunzip, read_capped
 from explainer.writers import to_folded, to_pprof
 
 pytestmark = pytest.mark.slow  # devices, FIFOs, gzip bombs and peak memory, in subprocesses
@@ -164,6 +165,16 @@ def test_a_file_is_read_into_one_buffer(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert len(data) == size
     assert peak < size + 2**20, f"reading {size:,} bytes peaked at {peak:,} bytes of Python memory"
+
+
+@pytest.mark.parametrize(
+    "hint", [0, 10, 255_999, 256_000, 4 << 20], ids=["pipe", "grew", "grew-by-1", "exact", "shrank"]
+)
+def test_a_read_keeps_exactly_the_bytes_it_was_given(hint: int) -> None:
+    """The read's buffer is not zeroed first (``_fold.read_buffer``): only what the read wrote is kept, whether
+    the file grew past the size it was stated at or shrank below it (the rest of the buffer is dropped)."""
+    payload = bytes(range(256)) * 1000
+    assert read_capped(io.BytesIO(payload), 1 << 30, "f", size_hint=hint) == payload
 
 
 def test_sniff_reads_in_place() -> None:

@@ -10,8 +10,9 @@ stays near the cap whatever the compression ratio.
 
 from __future__ import annotations
 
+import importlib
 import zlib
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -25,6 +26,11 @@ try:  # ISA-L inflates 2.5x faster than zlib (a 500k-stack profile: 0.11 s, not 
 except ImportError:  # pragma: no cover - a platform without its wheels (see pyproject.toml)
     pass
 _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflating.error)
+
+try:  # a buffer that is not zeroed first, on huge pages: a large file's read writes each byte once
+    _read_buffer: Callable[[int], bytearray] = importlib.import_module("explainer._fold").read_buffer
+except ImportError:  # pragma: no cover - depends on the build (the compiled fold is optional)
+    _read_buffer = bytearray
 
 Data = bytes | bytearray
 """What readers accept: the file reader and the inflater hand back bytearrays (no final copy)."""
@@ -71,7 +77,7 @@ def read_capped(stream: Readable, limit: int, what: str, size_hint: int = 0) -> 
     ``size_hint`` (a regular file's size) lets the buffer be allocated once and filled in place;
     without it (a pipe) the buffer grows by appending, which never holds two copies.
     """
-    buf = bytearray(min(size_hint, limit) + 1)  # one byte more than expected: a file that grew shows
+    buf = _read_buffer(min(size_hint, limit) + 1)  # one byte more than expected: a file that grew shows
     filled = 0
     with memoryview(buf) as view:
         while filled < len(view) and (n := stream.readinto(view[filled:])):
