@@ -207,6 +207,21 @@ static void ask_huge_pages(void *p, size_t len) {
 #endif
 }
 
+/* The scratch arrays of a pass over every stack (a walk's positions and tile, the attribution's answers,
+ * the fold's offsets and values), allocated as PyMem_RawMalloc and PyMem_Malloc do, on huge pages where
+ * they are given: at 8M stacks these are hundreds of MB written once, a small page fault every 4 KiB. */
+static void *raw_scratch(size_t bytes) {
+    void *p = PyMem_RawMalloc(bytes);
+    if (p) ask_huge_pages(p, bytes);
+    return p;
+}
+
+static void *scratch(size_t bytes) {
+    void *p = PyMem_Malloc(bytes);
+    if (p) ask_huge_pages(p, bytes);
+    return p;
+}
+
 /* The end of the first `count` Sample records of buf, a record boundary (found by the same top-level
  * scan as samples_apart's and the fold's), or NULL when the top level is malformed before it. */
 static const uint8_t *after_samples(const uint8_t *p, const uint8_t *end, Py_ssize_t count) {
@@ -474,7 +489,7 @@ static PyObject *attribute(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = off.len / 8 - 1;
-    int64_t *out_cat = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8), *out_site = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8);
+    int64_t *out_cat = scratch((size_t)(n > 0 ? n : 1) * 8), *out_site = scratch((size_t)(n > 0 ? n : 1) * 8);
     const int64_t fallback[] = {other, interp_id, unresolved_id};
     if (frame_width(width)) goto done;
     if (!out_cat || !out_site) { PyErr_NoMemory(); goto done; }
@@ -603,8 +618,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     int64_t *stack = NULL; int32_t *reach = NULL;
     int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
     if (!slot) goto done;
-    stack = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 8);
-    reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
+    stack = raw_scratch((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = raw_scratch((size_t)(n ? n : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t t = 0; t < k; t++) from[t] = t * n;
     if (!find_rows(&off, &fr, slot, k, n_names, width, 0, n, 0, stack, reach, alive))
@@ -630,8 +645,8 @@ static PyObject *find_calls(PyObject *self, PyObject *args) {
     int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
     if (!slot) goto done;
     if (first < 0 || first > end || end > n) { PyErr_SetString(PyExc_ValueError, "bad stack range"); goto done; }
-    stack = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 8);
-    reach = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 4);
+    stack = raw_scratch((size_t)(m ? m : 1) * (size_t)k * 8);
+    reach = raw_scratch((size_t)(m ? m : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
     if (find_rows(&off, &fr, slot, k, n_names, width, first, end, 1, stack, reach, alive)) goto done;
     for (Py_ssize_t t = 0; t < k; t++) total += alive[t];
@@ -681,7 +696,7 @@ static PyObject *walk_calls(PyObject *self, PyObject *args) {
         from[t] = at;
         at += alive[t];
     }
-    reach = PyMem_RawMalloc((size_t)(total ? total : 1) * 4);  /* a copy: the walks compact it in place */
+    reach = raw_scratch((size_t)(total ? total : 1) * 4);  /* a copy: the walks compact it in place */
     if (!reach) { PyErr_NoMemory(); goto done; }
     memcpy(reach, dp.buf, (size_t)total * 4);
     for (Py_ssize_t j = 0; j < total; j++)  /* a walk reads a stack's frames up to its call's depth */
