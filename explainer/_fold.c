@@ -17,6 +17,7 @@
  *   and tested equal to heaviest_paths).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
+ * read_buffer: an unzeroed bytearray on huge pages for a large file's read (readers/limits.py).
  *
  * Frames are uint16 or int32 (the caller passes the width, 2 or 4): every loop over frames is in
  * _fold_kernels.h, compiled once per width. Each function has a numpy twin in Python
@@ -881,7 +882,6 @@ static PyObject *read_buffer(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"read_buffer", read_buffer, METH_VARARGS, "A bytearray of n bytes, not zeroed, for a read to fill."},
     {"grow_tree", grow_tree, METH_VARARGS, "The call tree's nodes, depth by depth, without the provably narrow."},
     {"samples_apart", samples_apart, METH_VARARGS, "The Profile without its samples, and the sample count."},
     {"fold_samples", fold_samples, METH_VARARGS, "Decode a Profile's raw samples into root-first frames."},
@@ -891,6 +891,7 @@ static PyMethodDef methods[] = {
     {"find_calls", find_calls, METH_VARARGS, "Each target's calls in a range of stacks: where its walk starts."},
     {"walk_calls", walk_calls, METH_VARARGS, "The widest-bar walks from calls find_calls found."},
     {"stacks_with", stacks_with, METH_VARARGS, "Whether each stack holds a wanted function."},
+    {"read_buffer", read_buffer, METH_VARARGS, "A bytearray of n bytes, not zeroed, for a read to fill."},
     {NULL, NULL, 0, NULL},
 };
 
