@@ -17,7 +17,7 @@
  *   and tested equal to heaviest_paths).
  * stacks_with: does a stack hold any of a set of functions, stopping at the first one.
  * grow_tree: the call tree's nodes depth by depth (analysis/tree.py), grouped by hashing.
- * read_buffer: an unzeroed bytearray on huge pages for a large file's read (readers/limits.py).
+ * read_buffer: an unzeroed bytearray for a large file's read (readers/limits.py).
  *
  * Frames are uint16 or int32 (the caller passes the width, 2 or 4): every loop over frames is in
  * _fold_kernels.h, compiled once per width. Each function has a numpy twin in Python
@@ -194,34 +194,7 @@ typedef struct {
     PyThread_type_lock finished;  /* held until the thread is done with all of the above */
 } fold_half;
 
-#define JOIN_CHUNK ((size_t)2 << 20)  /* copied, then unmapped: a multiple of every page size, huge ones too */
-
-/* Asks for transparent huge pages over the large block at p, where the system gives them on request
- * (Linux's "madvise" setting): a page fault per 2 MiB written instead of one per 4 KiB. The frames of
- * a large profile are written once, in order, into untouched pages, and on a virtual machine each
- * small fault costs microseconds: at 500k stacks, a quarter of the fold's time. */
-static void ask_huge_pages(void *p, size_t len) {
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + len) & ~(huge - 1);
-    if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);  /* advice: ignored when refused */
-#endif
-}
-
-/* The scratch arrays of a pass over every stack (a walk's positions and tile, the attribution's answers,
- * the fold's offsets and values), allocated as PyMem_RawMalloc and PyMem_Malloc do, on huge pages where
- * they are given: at 8M stacks these are hundreds of MB written once, a small page fault every 4 KiB. */
-static void *raw_scratch(size_t bytes) {
-    void *p = PyMem_RawMalloc(bytes);
-    if (p) ask_huge_pages(p, bytes);
-    return p;
-}
-
-static void *scratch(size_t bytes) {
-    void *p = PyMem_Malloc(bytes);
-    if (p) ask_huge_pages(p, bytes);
-    return p;
-}
+#define JOIN_CHUNK ((size_t)2 << 20)  /* copied, then unmapped: a multiple of every page size */
 
 /* The end of the first `count` Sample records of buf, a record boundary (found by the same top-level
  * scan as samples_apart's and the fold's), or NULL when the top level is malformed before it. */
@@ -490,7 +463,7 @@ static PyObject *attribute(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = off.len / 8 - 1;
-    int64_t *out_cat = scratch((size_t)(n > 0 ? n : 1) * 8), *out_site = scratch((size_t)(n > 0 ? n : 1) * 8);
+    int64_t *out_cat = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8), *out_site = PyMem_Malloc((size_t)(n > 0 ? n : 1) * 8);
     const int64_t fallback[] = {other, interp_id, unresolved_id};
     if (frame_width(width)) goto done;
     if (!out_cat || !out_site) { PyErr_NoMemory(); goto done; }
@@ -619,8 +592,8 @@ static PyObject *heaviest_paths(PyObject *self, PyObject *args) {
     int64_t *stack = NULL; int32_t *reach = NULL;
     int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
     if (!slot) goto done;
-    stack = raw_scratch((size_t)(n ? n : 1) * (size_t)k * 8);
-    reach = raw_scratch((size_t)(n ? n : 1) * (size_t)k * 4);
+    stack = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 8);
+    reach = PyMem_RawMalloc((size_t)(n ? n : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t t = 0; t < k; t++) from[t] = t * n;
     if (!find_rows(&off, &fr, slot, k, n_names, width, 0, n, 0, stack, reach, alive))
@@ -646,8 +619,8 @@ static PyObject *find_calls(PyObject *self, PyObject *args) {
     int8_t *slot = target_slots(&off, n, &fr, &tg, n_names, width);
     if (!slot) goto done;
     if (first < 0 || first > end || end > n) { PyErr_SetString(PyExc_ValueError, "bad stack range"); goto done; }
-    stack = raw_scratch((size_t)(m ? m : 1) * (size_t)k * 8);
-    reach = raw_scratch((size_t)(m ? m : 1) * (size_t)k * 4);
+    stack = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 8);
+    reach = PyMem_RawMalloc((size_t)(m ? m : 1) * (size_t)k * 4);
     if (!stack || !reach) { PyErr_NoMemory(); goto done; }
     if (find_rows(&off, &fr, slot, k, n_names, width, first, end, 1, stack, reach, alive)) goto done;
     for (Py_ssize_t t = 0; t < k; t++) total += alive[t];
@@ -697,7 +670,7 @@ static PyObject *walk_calls(PyObject *self, PyObject *args) {
         from[t] = at;
         at += alive[t];
     }
-    reach = raw_scratch((size_t)(total ? total : 1) * 4);  /* a copy: the walks compact it in place */
+    reach = PyMem_RawMalloc((size_t)(total ? total : 1) * 4);  /* a copy: the walks compact it in place */
     if (!reach) { PyErr_NoMemory(); goto done; }
     memcpy(reach, dp.buf, (size_t)total * 4);
     for (Py_ssize_t j = 0; j < total; j++)  /* a walk reads a stack's frames up to its call's depth */
@@ -868,16 +841,16 @@ done:
     return result;
 }
 
-/* read_buffer(n) -> a bytearray of n bytes that are not zeroed, over pages asked for as huge ones: the buffer
- * a large file is read into (readers/limits.read_capped, which keeps only the bytes the read wrote). A
- * zeroed buffer would be written twice, and on a virtual machine each 4 KiB page's first touch costs
- * microseconds: 7,500 of them for a 30 MB profile, 122,000 for a 500 MB one. */
+/* read_buffer(n) -> a bytearray of n bytes that are not zeroed: the buffer a large file is read into
+ * (readers/limits.read_capped, which keeps only the bytes the read wrote). A zeroed one would be written
+ * twice. Its pages are not asked for as huge ones: on a virtual machine that hands memory back to its host
+ * when it is freed (this bench machine), a huge page is always one given back, and writing it costs more
+ * than the small pages it saves faults on (8M stacks: 6.3 s with huge pages, 5.0 s without). */
 static PyObject *read_buffer(PyObject *self, PyObject *args) {
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
     if (n < 0) { PyErr_SetString(PyExc_ValueError, "negative size"); return NULL; }
     PyObject *buf = PyByteArray_FromStringAndSize(NULL, n);
-    if (buf && n) ask_huge_pages(PyByteArray_AS_STRING(buf), (size_t)n);
     return buf;
 }
 

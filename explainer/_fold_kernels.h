@@ -121,7 +121,6 @@ static void K(fold_half)(void *arg) {
         h->fail.state = FOLD_GAVE_UP;
     } else {
         h->mapped = (size_t)cap * sizeof(FT);
-        ask_huge_pages(mapped, h->mapped);
         h->fb = (frames_buf){NULL, mapped, 0, cap, NULL};
         h->rest = (cursor){start, h->end};
         h->done = h->first;
@@ -185,8 +184,8 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
     ids locs = {0}, vals = {0};
     fold_fail fail = {FOLD_OK, NULL, NULL, 0};
     fold_half *half = NULL;
-    int64_t *offsets = scratch((size_t)(n_samples + 1) * sizeof(int64_t));
-    int64_t *values = scratch((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
+    int64_t *offsets = PyMem_Malloc((size_t)(n_samples + 1) * sizeof(int64_t));
+    int64_t *values = PyMem_Malloc((size_t)(n_samples ? n_samples : 1) * sizeof(int64_t));
     /* Pre-sized: each location id takes at least a byte on the wire, so without inlined lines the
      * frames never outnumber the input's bytes. Pages never written cost no memory (a large block is
      * mapped, and the final resize gives the rest back); inlining past it doubles as before. */
@@ -197,7 +196,6 @@ static PyObject *K(fold)(const uint8_t *buf, Py_ssize_t len, Py_ssize_t n_sample
         PyErr_NoMemory(); goto done;
     }
     fb.data = PyBytes_AS_STRING(fb.obj);
-    ask_huge_pages(fb.data, (size_t)fb.cap * sizeof(FT));
     offsets[0] = 0;
     if (CAN_SPLIT && split_min >= 0 && len >= split_min && n_samples >= 2)
         half = start_half(buf, len, n_samples, t, offsets, values, K(fold_half));
@@ -336,9 +334,9 @@ static int K(walk)(const int64_t *o, const FT *f, const int64_t *v, int32_t targ
     int bad = 0;
     Py_ssize_t steps = 0;
     size_t m = (size_t)(alive ? alive : 1);
-    int64_t *pos = raw_scratch(m * 8), *val = raw_scratch(m * 8);
-    int32_t *col = raw_scratch(m * 4);  /* the tile column of each stack still agreeing */
-    FT *tile = raw_scratch(m * WALK_BLOCK * sizeof(FT));
+    int64_t *pos = PyMem_RawMalloc(m * 8), *val = PyMem_RawMalloc(m * 8);
+    int32_t *col = PyMem_RawMalloc(m * 4);  /* the tile column of each stack still agreeing */
+    FT *tile = PyMem_RawMalloc(m * WALK_BLOCK * sizeof(FT));
     if (!pos || !val || !col || !tile) { bad = WALK_NO_MEMORY; goto done; }
     for (Py_ssize_t j = 0; j < alive; j++) { pos[j] = o[stack[j]]; val[j] = v[stack[j]]; }
     int finished = 0;

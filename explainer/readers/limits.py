@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - a platform without its wheels (see pyp
     pass
 _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflating.error)
 
-try:  # a buffer that is not zeroed first, on huge pages: a large file's read writes each byte once
+try:  # a buffer that is not zeroed first: a large file's read writes each byte once
     _read_buffer: Callable[[int], bytearray] = importlib.import_module("explainer._fold").read_buffer
 except ImportError:  # pragma: no cover - depends on the build (the compiled fold is optional)
     _read_buffer = bytearray
