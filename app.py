@@ -70,24 +70,25 @@ def panel() -> None:
     # answers get the page's full width (their tables stay on one line); the views sit in tabs beside them
     names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
     tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
-    # each tab's elements are drawn while it is open (the chat's too: a tab click then redraws only the
-    # open tab, not the chat's hidden elements as well); the flame graph is the exception, drawn hidden
-    # from the start so that its tab shows it at once
+    # the views' elements are drawn while their tab is open; the chat and the flame graph are drawn hidden
+    # too, so that their tabs show them at once. Leaving the chat out while another tab was open made the
+    # first click away from it (to the flame graph, most often) take the page apart: its elements were
+    # unmounted during that click's run and mounted again on the way back (later pages 1.15x and 1.21x the
+    # floor with it drawn, against 1.17x and 1.24x; bench/results-app.md)
     with tabs["Ask"]:
-        if tabs["Ask"].open is not False:
-            handoff = chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget)
-            mode = chat.options(st, settings, handoff)
-            chat.panel(
-                st,
-                state,
-                lambda m: cluster_chat.with_cluster(
-                    st, chat.conversation(state, page.profile, page.baseline, settings, m, gpu_budget)
-                ),
-                mode,
-                settings.describe() if settings.configured else "offline",
-                chat.greeting(summary, page.label),
-            )
-            sandwich.answer_button(st, state)
+        handoff = chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget)
+        mode = chat.options(st, settings, handoff)
+        chat.panel(
+            st,
+            state,
+            lambda m: cluster_chat.with_cluster(
+                st, chat.conversation(state, page.profile, page.baseline, settings, m, gpu_budget)
+            ),
+            mode,
+            settings.describe() if settings.configured else "offline",
+            chat.greeting(summary, page.label),
+        )
+        sandwich.answer_button(st, state)
     sandwich.follow_answers(state)  # an answer's function is the one in focus in every view
     with tabs["Flame graph"]:
         # the summary's profile: the same object unless frames that count calls (cuMemFreeAsync) were left out
