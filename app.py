@@ -71,10 +71,9 @@ def panel() -> None:
     names = (*views.TABS, diffview.TAB) if page.baseline is not None else views.TABS
     tabs = dict(zip(names, st.tabs(names, key=sandwich.PANEL_KEY, on_change="rerun"), strict=True))
     # the views' elements are drawn while their tab is open; the chat and the flame graph are drawn hidden
-    # too, so that their tabs show them at once. Leaving the chat out while another tab was open made the
-    # first click away from it (to the flame graph, most often) take the page apart: its elements were
-    # unmounted during that click's run and mounted again on the way back (later pages 1.15x and 1.21x the
-    # floor with it drawn, against 1.17x and 1.24x; bench/results-app.md)
+    # too, so that their tabs show them at once. Left out while another tab was open, the chat was taken
+    # apart by the first click away from it and its tab came back empty until that click's run had drawn
+    # it again (the later-session figure did not move beyond its noise either way: bench/results-app.md)
     with tabs["Ask"]:
         handoff = chat.handoff_maker(page.profile, page.baseline, summary, gpu_budget)
         mode = chat.options(st, settings, handoff)
