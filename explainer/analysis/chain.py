@@ -58,7 +58,7 @@ class Calls:
 
 
 _CHAINS: weakref.WeakKeyDictionary[Profile, dict[int, Chain | None]] = weakref.WeakKeyDictionary()
-_BATCH = 16  # targets per pass of the compiled walk
+WALK_BATCH = 16  # targets per pass of the compiled walk (its MAX_TARGETS)
 
 
 def heaviest_chain(profile: Profile, stats: FunctionStats, target: int) -> Chain:
@@ -82,8 +82,8 @@ def heaviest_chains(
     wanted = [t for t in dict.fromkeys(targets) if t not in known]
     valid = [t for t in wanted if 0 <= t < len(profile.names) and stats.total_values[t] > 0]
     found: dict[int, Chain | None] = dict.fromkeys(wanted)  # invalid ones stay None
-    for i in range(0, len(valid), _BATCH):
-        batch = valid[i : i + _BATCH]
+    for i in range(0, len(valid), WALK_BATCH):
+        batch = valid[i : i + WALK_BATCH]
         paths = _paths(profile, batch) if calls is None else _walks(profile, batch, calls)
         for target, path in zip(batch, paths, strict=True):
             if path and path[-1][0] == target:
@@ -112,7 +112,7 @@ def _paths(profile: Profile, targets: list[int]) -> list[list[tuple[int, int]]]:
 
 def find_calls(profile: Profile, targets: Sequence[int], stacks: range) -> Calls:
     """Each target's calls in ``stacks`` (a step-1 range of stack indices): the compiled walk's first
-    pass, over those stacks alone. Up to 16 targets, each a name of the profile, none repeated."""
+    pass, over those stacks alone. Up to :data:`WALK_BATCH` targets, each a name of the profile, none repeated."""
     assert _fold is not None, "the compiled fold is not built"  # walk_chains asks only when it is
     ids = np.asarray(targets, dtype=np.int32)
     found, depths, counts = _fold.find_calls(

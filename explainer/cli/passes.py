@@ -72,12 +72,13 @@ def walk_chains(summary: Summary, targets: Sequence[int]) -> None:
     nothing is walked here, and the handoff walks its chains in one batch."""
     from numpy import searchsorted
 
-    from explainer.analysis.chain import Calls, find_calls, heaviest_chains
+    from explainer.analysis.chain import WALK_BATCH, Calls, find_calls, heaviest_chains
     from explainer.analysis.functions import _fold
 
     profile, stats = summary.profile, summary.stats
     ids = list(dict.fromkeys(targets))
-    if not 2 <= len(ids) <= 16 or len(profile.frames) < BESIDE_MIN_FRAMES or not warmup.both_cores() or _fold is None:
+    worth_splitting = 2 <= len(ids) <= WALK_BATCH and len(profile.frames) >= BESIDE_MIN_FRAMES
+    if not worth_splitting or not warmup.runs_beside() or _fold is None:
         return
     half = int(searchsorted(profile.offsets, len(profile.frames) // 2))  # the stack where half the frames are read
     first: list[Calls] = []

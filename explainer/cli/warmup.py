@@ -136,7 +136,7 @@ def disarm() -> None:
     _armed, _program = None, False
 
 
-def both_cores() -> bool:
+def runs_beside() -> bool:
     """Does :func:`beside` run its work (in the program), or leave it to whoever needs the result?"""
     return _program
 
@@ -148,7 +148,7 @@ def beside(work: Callable[[], object]) -> Iterator[None]:
     imported before), so at most ``work`` imports; its result must be kept where the code after the
     block finds it (a per-profile memo); a failure is swallowed there, and whoever needs the result
     computes it again and raises. Only in the program (see :func:`arm`): elsewhere ``work`` is not run."""
-    if not both_cores():
+    if not runs_beside():
         yield
         return
     thread = threading.Thread(target=_quietly, args=(work,), name="explainer-beside", daemon=True)
