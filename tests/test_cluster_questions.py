@@ -11,6 +11,7 @@ from pyroscope_cluster import KV, MINUTE, demo_cluster
 from pyroscope_server import PyroscopeServer
 
 from explainer.cli.main import main
+from explainer.explain.cluster_words import file_answer
 from explainer.model import Profile
 from explainer.pyroscope.cluster import when
 from explainer.writers import to_pprof
@@ -175,3 +176,20 @@ def test_a_profile_of_one_pod_can_be_compared_with_another(server) -> None:
     argv = ["ask", "--server", server.url, *WINDOW, "--label", "k8s_podName=vllm-2", "--llm", "offline"]
     assert main([*argv, "compare it with vllm-0"], out, err) == 0, err.getvalue()
     assert "`vllm-2` 74.0 GB against `vllm-0` 54.0 GB (+20.0 GB)" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("question", "about_pods"),
+    [
+        ("which pod uses the most GPU memory?", True),
+        ("welke pod gebruikt het meeste geheugen?", True),
+        ("per-pod breakdown pls", True),
+        ("compare the pods", True),
+        ("what uses the most memory across all pods", True),
+        ("gimme the top 3 memory hogs on our vllm pod", False),  # the pod is the scene
+        ("Our vLLM pod gets OOM-killed during startup. List the 4 largest consumers.", False),
+        ("on k8s, what uses the most?", False),
+    ],
+)
+def test_a_file_answers_a_pod_named_as_the_scene(question: str, about_pods: bool) -> None:
+    assert (file_answer(question) is not None) == about_pods

@@ -17,7 +17,13 @@ _DUTCH = lazy(
     r"\b(welke|wat|wanneer|hoeveel|gebruikt|het|de|en|met|vergelijk|groeit|groeien|begon|te|piek|meest|meeste|"
     r"sinds|hoe|van|deze|zijn|nog|geheugen|gpu-geheugen|waar)\b"
 )
-_FILE_WORDS = re.compile(r"\b(pods?|replicas?|k8s|kubernetes)\b")
+# a question *about* pods asks which, per, each or across them ("which pod", "per pod", "welke replica"); a pod
+# only named as the scene ("our vLLM pod gets OOM-killed ... list the 4 largest consumers") asks about the profile
+_ABOUT_PODS = re.compile(
+    r"\b(which|what|per|by|each|every|all|across|between|among|other|welke|elke|alle|tussen|andere)[\s-]+"
+    r"(?:[\w.-]+\s+){0,2}?(pods?|replicas?)\b|\b(pods?|replicas?)[\s-]+(compared?|versus|vs|vergelijk\w*)\b"
+    r"|\b(compare|vergelijk)[\s-]+(?:the\s+|de\s+|all\s+|alle\s+)?(pods|replicas)\b|\bk8s_podname\b"
+)
 
 FILE_TEXT = (
     "A profile file has no pods, namespaces or services: it is one merged profile, so it cannot say which pod "
@@ -41,8 +47,8 @@ def language(text: str, previous: str = "en") -> str:
 
 
 def file_answer(question: str) -> str | None:
-    """On a file source: a question about pods or namespaces gets a plain "a file has none"."""
-    if not _FILE_WORDS.search(normalise(question)):
+    """On a file source: a question about pods gets a plain "a file has none"."""
+    if not _ABOUT_PODS.search(normalise(question)):
         return None
     text = FILE_TEXT[1 if language(question) == "nl" else 0]
     return text.format(q=clean(question, 200).replace('"', "'").replace("`", "'"))
