@@ -126,7 +126,7 @@ def _most(query: q.Most, reading: Reading) -> q.Result:
     return q.MostResult(
         *base(reading),
         biggest=biggest(reading),
-        rows=tuple(fn(reading, r) for r in lst.rows),
+        rows=tuple(fn(reading, r) for r in lst.rows if r.self > 0),  # a function without self uses nothing itself
         of_functions=lst.of_functions,
         start=start,
         sites=reading.sites,
@@ -156,8 +156,9 @@ def _responsible_q(query: q.Responsible, reading: Reading) -> q.Result:
 def _start(query: q.StartHere, reading: Reading) -> q.Result:
     start = reading.start
     total = reading.summary.total
-    rows = top(reading.summary.stats, "self", query.limit).rows
     taken = {start.name, start.biggest} if start is not None else set()
+    # the start and the biggest consumer are named on their own: the next candidates are the limit's others
+    rows = top(reading.summary.stats, "self", query.limit + len(taken)).rows
     rest = tuple(fn(reading, r) for r in rows if r.name not in taken and r.self >= SMALL_SHARE * total)
     return q.StartResult(
         *base(reading),

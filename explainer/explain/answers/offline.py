@@ -63,7 +63,7 @@ class OfflineExplainer:
     def answer(self, q: Question) -> OfflineAnswer:
         # what the question decides here is settled before writing starts: the writer then only writes
         near_empty, ranking = self._near_empty(q), self._ranking(q)
-        w = Writer(self.ctx, q.lang, self.orientation)
+        w = Writer(self.ctx, q.lang, self.orientation, q.top_n)
         if near_empty:
             from explainer.explain.answers import gpu  # the GPU budget's answers: only the questions that need them
 

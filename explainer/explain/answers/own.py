@@ -11,7 +11,7 @@ MAX_ROWS = 5
 
 
 def most_own(w: Writer, language: str | None) -> str | None:
-    result = answer(w.ctx.reading, Own(language, MAX_ROWS))
+    result = answer(w.ctx.reading, Own(language, w.rows(MAX_ROWS)))
     rows = result.rows
     if not rows:
         w.add(w.t("No application frame of that kind has any self in this profile."))

@@ -13,14 +13,15 @@ from explainer.queries.records import Fn, Step
 UNSYMBOLIZED = 0.5  # from this share of unnamed leaves on, where to start is the symbols, not a frame
 
 
-def _top_rows(w: Writer, rows: tuple[Fn, ...]) -> None:
+def _top_rows(w: Writer, rows: tuple[Fn, ...], first: int = 1) -> None:
+    """The ranked table, its rows numbered from ``first``."""
     if not rows:
         return
     w.table(
         ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
         [
             [w.n(i) if i > 10 else str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)]
-            for i, r in enumerate(rows, 1)
+            for i, r in enumerate(rows, first)
         ],
     )
 
@@ -60,7 +61,7 @@ def _sites(w: Writer) -> None:
 
 
 def most(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Most())
+    result = answer(w.ctx.reading, Most(w.rows(Most.limit)))
     top = result.biggest
     if top is None:
         return None
@@ -87,24 +88,22 @@ def most(w: Writer) -> str | None:
     rows = result.rows
     if len(rows) > 1:
         w.add("", w.t("Next by self:"), "")
-        w.table(
-            ["#", w.t("function"), w.t("self"), w.t("share"), w.t("total")],
-            [[str(i), w.name(r.name), w.v(r.self), w.p(r.self), w.v(r.total)] for i, r in enumerate(rows[1:], 2)],
-        )
+        _top_rows(w, rows[1:], first=2)
         w.add(
             "",
             w.t(
                 "These {shown} of {functions} functions cover {share} of the total by self.",
-                shown=str(len(rows)),
+                shown=w.n(len(rows)),
                 functions=w.n(result.of_functions),
                 share=w.p(sum(r.self for r in rows)),
             ),
         )
+    w.rows_cut(len(rows))
     return top.name
 
 
 def responsible(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Responsible())
+    result = answer(w.ctx.reading, Responsible(w.rows(Responsible.limit)))
     row = result.responsible
     if row is None:
         return most(w)
@@ -155,11 +154,12 @@ def responsible(w: Writer) -> str | None:
         [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
         [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
     )
+    w.rows_cut(len(result.rows))
     return row.name
 
 
 def optimise(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, StartHere())
+    result = answer(w.ctx.reading, StartHere(w.rows(StartHere.limit)))
     start, biggest = result.start, result.biggest
     if start is None or biggest is None:
         return None

@@ -15,6 +15,7 @@ from explainer.explain.answers.orientation import FLAME, worded
 from explainer.explain.checks.grounding import About
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
+from explainer.explain.question.counts import MAX_ROWS
 from explainer.explain.safety import clean_text
 from explainer.symbols import decode
 
@@ -25,15 +26,37 @@ def cap(text: str) -> str:
 
 
 class Writer:
-    def __init__(self, ctx: ProfileContext, lang: str = "en", orientation: str = FLAME) -> None:
+    def __init__(
+        self, ctx: ProfileContext, lang: str = "en", orientation: str = FLAME, asked_rows: int | None = None
+    ) -> None:
         self.ctx = ctx
         self.lang = lang
+        self.asked_rows = asked_rows  # how many functions the question asked for ("the top 3"), if it said
         self.orientation = orientation  # where the reader's graph draws its root: "above"/"below" follow it
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
         self.lines: list[str] = []
         self.sized = False  # a value of the profile's unit was written: the answer needs its scope line
         self.runtime = ctx.reading.runtime  # settles labels several languages write alike
+
+    def rows(self, default: int) -> int:
+        """How many functions a ranked answer lists: what the question asked for, else ``default``; at most
+        :data:`~explainer.explain.question.counts.MAX_ROWS` (:meth:`rows_cut` says so)."""
+        return min(self.asked_rows or default, MAX_ROWS)
+
+    def rows_cut(self, shown: int) -> None:
+        """The line a ranked answer of ``shown`` rows ends with when the question asked for more than an
+        answer lists (and the profile has more to list)."""
+        if self.asked_rows is not None and self.asked_rows > shown == MAX_ROWS:
+            self.add(
+                "",
+                self.t(
+                    "_You asked for {asked}; an answer lists at most {most}. `explainer analyze --top N` and the "
+                    "app's Top functions table list every function._",
+                    asked=self.n(self.asked_rows),
+                    most=self.n(MAX_ROWS),
+                ),
+            )
 
     # our own words, in the answer's language
     def t(self, message: str, /, **values: str) -> str:

@@ -7,15 +7,14 @@ still answered with the best reading, and says how it was read.
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from explainer import knowledge
 from explainer.explain.question import subjects
 from explainer.explain.question.clauses import clauses
+from explainer.explain.question.counts import count_asked, only_a_count
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
     CARRIES_OVER,
@@ -63,7 +62,7 @@ class Question:
     runner_up: str | None  # the second-best intent, when it came close
     subject: Subject | None
     concepts: frozenset[str]
-    top_n: int | None = None  # "the top 5"
+    top_n: int | None = None  # how many functions it asks for: "the top 5", "three biggest" (counts.count_asked)
 
     @property
     def ambiguous(self) -> bool:
@@ -89,7 +88,22 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     asked = parts(text, names, context)
     if asked:
         return replace(asked[0], text=text)
-    return _read_text(text, names, context, lang_text=text)
+    cut, count = _counted(clauses(text))
+    if count is None:
+        return _read_text(text, names, context, lang_text=text)
+    return replace(_counts(_read_text(" ".join(cut), names, context, lang_text=text), count), text=text)
+
+
+def _counted(cut: list[str]) -> tuple[list[str], int | None]:
+    """The parts that ask something, and the count a part after them only states: "what should I optimise
+    first? give me 3 options" asks one question, for three ("options" there are not settings)."""
+    kept = [part for i, part in enumerate(cut) if i == 0 or not only_a_count(words(part))]
+    said = [count_asked(words(part)) for part in cut if part not in kept]
+    return kept, next((n for n in said if n is not None), None)
+
+
+def _counts(question: Question, count: int | None) -> Question:
+    return question if count is None or question.top_n is not None else replace(question, top_n=count)
 
 
 def parts(text: str, names: Names, context: Context) -> tuple[Question, ...]:
@@ -97,10 +111,10 @@ def parts(text: str, names: Names, context: Context) -> tuple[Question, ...]:
     is compound when every part asks (starts as a question or a request, "kv cache is too big, which param
     limits it" does not), reads clearly, and the parts ask different things."""
     text = clean_question(text)
-    cut = clauses(text)
+    cut, count = _counted(clauses(text))
     if len(cut) < 2:
         return ()
-    readings = tuple(_read_text(part, names, context, lang_text=text) for part in cut)
+    readings = tuple(_counts(_read_text(part, names, context, lang_text=text), count) for part in cut)
     asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
     asking = all(_asks(part, listed=":" in cut[0]) for part in cut)
     sure = all(r.intent not in ("unknown", "help") and r.score >= FOLLOW_UP_SCORE for r in readings)
@@ -277,7 +291,7 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
         runner[0] if close and runner else None,
         subject,
         frozenset(found),
-        _top_n(tokens),
+        count_asked(typed),  # as typed: the spelling pass reads an unknown "three" as "there"
     )
 
 
@@ -376,7 +390,7 @@ def _implicit(
 ) -> Subject | None:
     """A subject the question does not write out: an ordinal, a concept, or (``loose``) a fuzzy match."""
     n = subjects.ordinal(tokens, text)
-    if n is not None and _top_n(tokens) is None and 0 < n <= len(context.ranking):
+    if n is not None and count_asked(words(text)) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
     if concept is not None and _RELATION & set(found):
@@ -432,13 +446,6 @@ _RELATION = frozenset({"callers", "callees", "chain", "call_verb", "leads"})
 GROUP_LIMIT = 25
 _NAMING_PREPOSITION = frozenset({"to", "into", "in", "on", "naar", "aan", "op"})
 _GROUP_WORDS = frozenset({"all", "alle", "together", "samen", "combined", "everything", "alles"})
-
-
-def _top_n(tokens: Sequence[str]) -> int | None:
-    for a, b in itertools.pairwise(tokens):
-        if a == "top" and b.isdigit() and 0 < int(b) <= 50:
-            return int(b)
-    return None
 
 
 def _scores(found: set[str], subject: Subject | None) -> dict[str, float]:

@@ -1,0 +1,78 @@
+"""How many functions a question asks for: "the top 3", "five biggest allocators", "de 3 grootste functies".
+
+A number counts only where it stands as a count of a ranking: after "top", "first" or "eerste", or
+before a ranking word ("3 biggest", "10 hottest functions"). Every other number in a question is
+data: "python 3.11", "8 gpus", "the last 30 minutes", "gpu 0".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+MAX_ROWS = 50
+"""The most rows an answer lists; a larger count is answered with this many, and says so."""
+
+_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
+    "een": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9, "tien": 10,
+    "elf": 11, "twaalf": 12, "vijftien": 15, "twintig": 20, "dertig": 30, "vijftig": 50,
+}  # fmt: skip
+_BEFORE = frozenset({"top", "first", "eerste", "bovenste"})
+"""Words a count follows: "top 5", "the first 10"."""
+_RANKING = frozenset({
+    "biggest", "largest", "heaviest", "hottest", "worst", "greatest", "costliest", "busiest", "highest", "main",
+    "top", "most", "widest", "fattest", "hungriest", "slowest", "expensive", "offenders", "culprits", "hogs",
+    "consumers", "allocators", "hotspots", "functions", "funcs", "methods", "frames", "things", "items",
+    "candidates", "entries", "callers", "callees", "paths", "places", "spots", "options", "suspects", "rows",
+    "results", "users", "eaters", "spenders", "chains", "sites",
+    "grootste", "zwaarste", "duurste", "meeste", "hoogste", "breedste", "traagste", "functies", "methodes",
+    "boosdoeners", "verbruikers", "dingen", "plekken", "opties", "kandidaten", "resultaten", "paden",
+})  # fmt: skip
+"""Words a count stands before: "3 biggest", "five functions", "de 3 grootste"."""
+_MODIFIERS = frozenset({
+    "code", "memory", "cpu", "gpu", "heap", "allocation", "call", "hot", "java", "python", "go", "node", "ruby",
+    "geheugen", "grote",
+})  # fmt: skip
+"""Words between a count and its ranking word: "4 code paths", "3 memory hogs", "5 allocation sites"."""
+_ONE = frozenset({"one", "een"})
+"""Never a count: "the top one" and "which one" point at a function (an ordinal), "een functie" is "a function"."""
+
+
+def _number(word: str) -> int | None:
+    if word.isdigit():
+        return int(word) if len(word) <= 6 else None
+    return None if word in _ONE else _WORDS.get(word)
+
+
+def count_asked(tokens: Sequence[str]) -> int | None:
+    """The number of functions asked for (at least 1, uncapped: see :data:`MAX_ROWS`), or None."""
+    for i, word in enumerate(tokens):
+        if word.startswith("top") and word[3:].isdigit() and int(word[3:]) > 0:  # "top10"
+            return int(word[3:])
+        n = _number(word)
+        if n is None or n <= 0:
+            continue
+        before = tokens[i - 1] if i else ""
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if after in _MODIFIERS:
+            after = tokens[i + 2] if i + 2 < len(tokens) else ""
+        if before in _BEFORE:
+            return n
+        if after in _RANKING:
+            return n
+    return None
+
+
+_FILLER = frozenset({
+    "give", "gimme", "me", "us", "show", "list", "just", "only", "the", "a", "pls", "please", "plz", "and", "then",
+    "ok", "so", "like", "i", "want", "need", "max", "at", "with", "of", "them", "those", "options",
+    "geef", "toon", "noem", "alleen", "de", "het", "maar", "graag", "aub", "en", "dan", "mij", "ons", "er",
+})  # fmt: skip
+
+
+def only_a_count(tokens: Sequence[str]) -> bool:
+    """Whether a part of a question only says how many ("give me 3 options", "top 5 pls", "alleen de top 3"):
+    it asks nothing of its own but counts the part before it."""
+    allowed = _FILLER | _RANKING | _BEFORE | _MODIFIERS
+    return count_asked(tokens) is not None and all(w in allowed or _number(w) is not None for w in tokens)

@@ -1,0 +1,169 @@
+"""Questions that ask for a number of functions ("gimme the top 3", "de drie grootste functies") get that many.
+
+The corpus, ``tests/corpus/questions_counts.toml``, was written blind (its header says how) on the demos and
+on real profiles of several runtimes, with negative cases whose numbers are data ("we run on 8 gpus"). Each
+question is asked offline, as ``explainer ask`` asks it, and scored right when it is read as its intent and
+its answer lists the functions it should, counted in the answer's Markdown as a user reads it:
+
+- most: the headline's function and the rows of the "next by self" table; min(N, functions with self), or
+  the default 6 when no count is asked;
+- responsible: the rows of the "widest bars by total" table; min(N, functions with a total);
+- optimise: the start and the candidates after it; the candidates are functions of at least 1% self, so
+  min(N, 1 + those), never the start or the biggest consumer twice.
+
+The score is printed per intent and language (``pytest -s``); its floor starts at the first-sight score.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import named_profile
+from explainer.explain import Conversation, LlmSettings
+from explainer.explain.question.counts import MAX_ROWS
+from explainer.queries.answering import SMALL_SHARE
+
+CORPUS = Path(__file__).parent / "corpus" / "questions_counts.toml"
+DEFAULTS = {"most": 6, "responsible": 6, "optimise": 6}
+# First sight, 2026-12-02: main before the change (d992a73) 8/50: "top N" was read but no answer used it, so
+# only questions whose count happened to be the default passed. The change's first run on the corpus (count
+# words and "N biggest" read, the answers listing N): 36/50. Then, tuned by class (each tested below beyond its
+# corpus line): a pod named as the scene ("our vLLM pod gets OOM-killed ... list the 4 largest") no longer
+# gets "a file has no pods"; a word between the count and its noun ("4 code paths", "3 memory hogs"); a
+# part that only states the count ("... first? give me 3 options") counts the part before it; rows past 10
+# numbered through the grounding (they were marked unverified): 48/50. Left: "why is python 3.11 so slow"
+# reads as what is responsible (labelled most) and "which 3 functions have the widest bars" as most (labelled
+# responsible): readings of the intent, not of the count.
+FLOOR = 0.96
+OFFLINE = LlmSettings()
+
+_RANKED_ROW = re.compile(r"^\| \d+ \| ", re.MULTILINE)  # most: "| 2 | `name` | 12.0 GB | ..."
+_NAMED_ROW = re.compile(r"^\| `", re.MULTILINE)  # responsible: "| `name` | 74.7 GB | 100.0% | 0 B |"
+# optimise: "- `name`: 4.2 GB (5.6%) self. ..." (its knobs' lines have no share, its sites' no "self.")
+_CANDIDATE = re.compile(r"^- `.+`: .+\(\d[\d.,]*\s?%\) self\. ", re.MULTILINE)
+
+
+def _questions() -> list[dict[str, Any]]:
+    return tomllib.loads(CORPUS.read_text(encoding="utf-8"))["question"]
+
+
+def listed(intent: str, markdown: str) -> int:
+    """How many functions the answer lists, as a reader counts them."""
+    if intent == "most":
+        return 1 + len(_RANKED_ROW.findall(markdown))
+    if intent == "responsible":
+        return len(_NAMED_ROW.findall(markdown))
+    return 1 + len(_CANDIDATE.findall(markdown))
+
+
+def expected(intent: str, asked: int, profile: Any, start: str | None) -> int:
+    from explainer.analysis.functions import function_stats
+
+    stats = function_stats(profile)
+    n = min(asked or DEFAULTS[intent], MAX_ROWS)
+    if intent == "most":
+        return min(n, int(np.count_nonzero(stats.self_values > 0)))
+    if intent == "responsible":
+        return min(n, int(np.count_nonzero(stats.total_values > 0)))
+    total = int(stats.self_values.sum())
+    biggest = profile.names[int(np.argmax(stats.self_values))]
+    candidates = sum(
+        1
+        for i in np.flatnonzero(stats.self_values >= SMALL_SHARE * total).tolist()
+        if profile.names[i] not in {start, biggest}
+    )
+    return min(n, 1 + candidates)
+
+
+def score(question: dict[str, Any]) -> tuple[bool, str]:
+    profile = named_profile(question["profile"])
+    conversation = Conversation(profile, settings=OFFLINE, mode="offline")
+    read = conversation.read(question["text"])
+    if read.intent != question["intent"]:
+        return False, f"read as {read.intent}"
+    answer = conversation.ask(question["text"])
+    got, want = (
+        listed(question["intent"], answer.markdown),
+        expected(question["intent"], question["count"], profile, answer.focus),
+    )
+    return got == want, f"listed {got}, want {want}"
+
+
+def test_corpus_is_blind_sized_and_mixed() -> None:
+    questions = _questions()
+    assert len(questions) >= 40
+    assert {q["intent"] for q in questions} == set(DEFAULTS)
+    assert sum(q["lang"] == "nl" for q in questions) >= 8
+    assert sum(q["count"] == 0 for q in questions) >= 6  # numbers that are data, not counts
+    assert any(q["count"] > 10 for q in questions)
+
+
+@pytest.mark.slow
+def test_counts_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
+    right, by = 0, Counter[str]()
+    misses = []
+    questions = _questions()
+    for q in questions:
+        ok, why = score(q)
+        right += ok
+        by[f"{q['intent']}/{q['lang']}/{'ok' if ok else 'miss'}"] += 1
+        if not ok:
+            misses.append(f"{q['text']!r} ({q['profile']}): {why}")
+    with capsys.disabled():
+        print(f"\ncount corpus: {right}/{len(questions)}", dict(sorted(by.items())), *misses, sep="\n  ")
+    assert right / len(questions) >= FLOOR, misses
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("gimme the top 3", 3),
+        ("top-5 pls", 5),
+        ("top10 functions", 10),
+        ("what are the three biggest functions", 3),  # the spelling pass reads "three" as "there"
+        ("de drie grootste functies", 3),
+        ("first 4 hotspots", 4),
+        ("which 2 code paths are responsible", 2),  # a word between the count and its noun
+        ("the 5 memory hogs", 5),
+        ("list the 100 hottest functions", 100),  # answered with MAX_ROWS, and said
+        ("which one uses the most", None),  # an ordinal, not a count
+        ("the top one", None),
+        ("why is python 3.11 so slow", None),
+        ("we run on 8 gpus, what uses the most memory?", None),
+        ("what happened in the last 30 minutes", None),
+        ("gpu 0 is full, whats using it", None),
+        ("is 80GB enough", None),
+    ],
+)
+def test_the_count_a_question_asks(question: str, count: int | None) -> None:
+    from explainer.explain.question.counts import count_asked
+    from explainer.explain.question.lexicon import words
+
+    assert count_asked(words(question)) == count
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("what should i optimise first? give me 3 options", 3),  # "options" are not settings here
+        ("what uses the most memory? top 5 pls", 5),
+        ("wat gebruikt het meeste geheugen? alleen de top 3", 3),
+    ],
+)
+def test_a_part_that_only_counts_counts_the_part_before(question: str, count: int) -> None:
+    read = Conversation(named_profile("cpu"), settings=OFFLINE, mode="offline").read(question)
+    assert read.intent in ("optimise", "most") and read.top_n == count
+
+
+def test_more_rows_than_an_answer_lists_is_said() -> None:
+    profile = named_profile("real:pyroscope_agpl-3.0/jfr-kafka-alloc-tlab-bytes-0.pb.gz")
+    markdown = Conversation(profile, settings=OFFLINE, mode="offline").ask("list the 100 hottest functions").markdown
+    assert listed("most", markdown) == MAX_ROWS
+    assert f"You asked for 100; an answer lists at most {MAX_ROWS}" in markdown and "[unverified]" not in markdown
