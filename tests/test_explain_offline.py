@@ -259,3 +259,27 @@ def test_real_profiles_name_the_right_functions_and_numbers(real_dir: Path) -> N
         assert clean(rows[0].name, 120).replace("`", "'") in chain, path.name
         answered += 1
     assert answered >= 20
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how much time is spent on the GIL?", "how much of the cpu goes to the global interpreter lock", "is it the GIL?"],
+)
+def test_the_gil_is_the_locks_category_and_a_python_profile_says_what_it_cannot_show(question: str) -> None:
+    from conftest import named_profile
+
+    profile = named_profile("real:pyroscope_agpl-3.0/pyspy-1.pb.gz")  # py-spy without --native: no GIL frames
+    conversation = Conversation(profile, settings=OFFLINE, mode="offline")
+    read = conversation.read(question)
+    assert read.subject is not None and (read.subject.kind, read.subject.name) == ("concept", "sync")
+    text = conversation.ask(question).markdown
+    assert "locks, spinning, safepoints and the GIL" in text and "0 (0.0%)" in text
+    assert "does not rule the GIL out" in text and "--native" in text and "[" not in text  # nothing unverified
+
+
+def test_a_leading_so_like_is_a_filler() -> None:
+    from conftest import named_profile
+
+    profile = named_profile("real:pyroscope_agpl-3.0/pyspy-1.pb.gz")
+    read = Conversation(profile, settings=OFFLINE, mode="offline").read("so like where is my python burning cpu")
+    assert read.intent == "most" and read.subject is None

@@ -112,7 +112,21 @@ def _category_by_stack(w: Writer, counted: CategoryResult, label: str) -> str | 
         )
     elif counted.value == 0:
         w.add("", w.t("No frame of this profile belongs to it."))
+        _unseen(w, counted.category)
     return counted.frames[0].name if counted.frames else None
+
+
+def _unseen(w: Writer, category: str) -> None:
+    """Why none can also mean "not recorded": a Python profile shows the GIL only in native frames."""
+    if category == "sync" and w.runtime == "python":
+        w.add(
+            "",
+            w.t(
+                "That does not rule the GIL out: a Python profiler shows waiting for it only in native frames "
+                "(`py-spy record --native`, as take_gil), and py-spy leaves threads that wait out unless "
+                "`--idle` is given. Without them this profile only shows the Python code that ran."
+            ),
+        )
 
 
 def _category_by_self(w: Writer, counted: CategoryResult, label: str) -> str | None:
@@ -133,6 +147,7 @@ def _category_by_self(w: Writer, counted: CategoryResult, label: str) -> str | N
         w.add("", w.t("The biggest of them by self:"), "", *(f"- {w.name(r.name)}: {w.vp(r.self)}" for r in rows))
     elif counted.value == 0:
         w.add("", w.t("No frame of this profile belongs to it."))
+        _unseen(w, counted.category)
     return rows[0].name if rows else None
 
 
