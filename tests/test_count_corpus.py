@@ -7,7 +7,8 @@ its answer lists the functions it should, counted in the answer's Markdown as a 
 
 - most: the headline's function and the rows of the "next by self" table; min(N, functions with self), or
   the default 6 when no count is asked;
-- responsible: the rows of the "widest bars by total" table; min(N, functions with a total);
+- responsible: the rows of the "widest bars by total below the entry points" table; min(N, functions with a
+  total below the whole that are no entry point and do more than pass calls on);
 - optimise: the start and the candidates after it; the candidates are functions of at least 1% self, so
   min(N, 1 + those), never the start or the biggest consumer twice.
 
@@ -63,15 +64,16 @@ def listed(intent: str, markdown: str) -> int:
     return 1 + len(_CANDIDATE.findall(markdown))
 
 
-def expected(intent: str, asked: int, profile: Any, start: str | None) -> int:
-    from explainer.analysis.functions import function_stats
-
-    stats = function_stats(profile)
+def expected(intent: str, asked: int, reading: Any, start: str | None) -> int:
+    stats = reading.summary.stats
+    profile = stats.profile
     n = min(asked or DEFAULTS[intent], MAX_ROWS)
     if intent == "most":
         return min(n, int(np.count_nonzero(stats.self_values > 0)))
     if intent == "responsible":
-        return min(n, int(np.count_nonzero(stats.total_values > 0)))
+        whole = reading.summary.total
+        below = np.flatnonzero((stats.total_values > 0) & (stats.total_values < whole)).tolist()
+        return min(n, sum(reading.role(profile.names[i]) not in ("noise", "entry") for i in below))
     total = int(stats.self_values.sum())
     biggest = profile.names[int(np.argmax(stats.self_values))]
     candidates = sum(
@@ -89,10 +91,8 @@ def score(question: dict[str, Any]) -> tuple[bool, str]:
     if read.intent != question["intent"]:
         return False, f"read as {read.intent}"
     answer = conversation.ask(question["text"])
-    got, want = (
-        listed(question["intent"], answer.markdown),
-        expected(question["intent"], question["count"], profile, answer.focus),
-    )
+    got = listed(question["intent"], answer.markdown)
+    want = expected(question["intent"], question["count"], conversation.ctx.reading, answer.focus)
     return got == want, f"listed {got}, want {want}"
 
 

@@ -283,3 +283,15 @@ def test_a_leading_so_like_is_a_filler() -> None:
     profile = named_profile("real:pyroscope_agpl-3.0/pyspy-1.pb.gz")
     read = Conversation(profile, settings=OFFLINE, mode="offline").read("so like where is my python burning cpu")
     assert read.intent == "most" and read.subject is None
+
+
+def test_the_responsible_table_lists_causes_below_the_entry_points_and_the_second_one_is_its_second_row() -> None:
+    from explainer.demo import demo_profile
+
+    conversation = Conversation(demo_profile(), settings=OFFLINE, mode="offline")
+    text = conversation.ask("what is responsible for the most memory?").markdown
+    table = text[text.index("Widest bars by total below the entry points:") :]
+    rows = re.findall(r"^\| `([^`]+)` \|", table, re.MULTILINE)
+    assert rows[0] == "EngineCore._initialize_kv_caches" and len(rows) == 6
+    assert not {"<module>", "<interpreter trampoline>", "EngineCore.__init__"} & set(rows)  # named as entries above
+    assert conversation.read("and the second one?").subject.name == rows[1]

@@ -15,7 +15,7 @@ import numpy as np
 
 from explainer import knowledge
 from explainer.analysis.chain import Chain, heaviest_chain
-from explainer.analysis.functions import top
+from explainer.analysis.functions import TopRow, ranked, top
 from explainer.errors import AnalysisError, NoSuchFunctionError
 from explainer.queries import records as q
 from explainer.queries import shares
@@ -116,6 +116,21 @@ def small(reading: Reading) -> tuple[int, int]:
     return int(np.count_nonzero(mask)), int(values[mask].sum())
 
 
+def causes(reading: Reading, limit: int) -> tuple[q.Fn, ...]:
+    """The widest bars by total below the entry points, in pprof's order: the frames every stack passes
+    through and those that only pass calls on are no cause (the responsible answer names them apart)."""
+    stats, whole = reading.summary.stats, reading.summary.total
+    found: list[q.Fn] = []
+    for i in ranked(stats, "total").tolist():
+        total = int(stats.total_values[i])
+        if len(found) >= limit or total <= 0:
+            break
+        name = stats.profile.names[i]
+        if total < whole and reading.role(name) not in ("noise", "entry"):
+            found.append(fn(reading, TopRow(i, name, int(stats.self_values[i]), total)))
+    return tuple(found)
+
+
 # -- one answer per query --------------------------------------------------------------------
 
 
@@ -147,7 +162,7 @@ def _responsible_q(query: q.Responsible, reading: Reading) -> q.Result:
         *base(reading),
         responsible=responsible(reading),
         entries=tuple(fn(reading, r) for r in reading.entries),
-        rows=tuple(fn(reading, r) for r in top(reading.summary.stats, "total", query.limit).rows),
+        rows=causes(reading, query.limit),
         path=path,
     )
 

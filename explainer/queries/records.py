@@ -212,7 +212,7 @@ class MostResult(Base):
 class ResponsibleResult(Base):
     responsible: Fn | None  # None: no application frame branches (answer with the biggest consumer)
     entries: tuple[Fn, ...]  # every stack passes through them: entry points, not causes
-    rows: tuple[Fn, ...]  # the widest bars by total, as pprof lists them
+    rows: tuple[Fn, ...]  # the widest bars by total below the entry points (answering.causes)
     path: tuple[Step, ...]  # from the responsible frame up to the biggest consumer, noise left out
 
     @property

@@ -21,6 +21,7 @@ from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
 from explainer.explain.question.signatures import WEAK
 from explainer.knowledge.visibility import NEAR_EMPTY_BYTES, Budget, audit
+from explainer.queries import Responsible, answer
 
 
 def _language_named(text: str) -> str | None:
@@ -135,13 +136,9 @@ class OfflineExplainer:
         if q.intent != "responsible":
             return tuple(r.name for r in self.ctx.summary.top_self.rows)
         # the responsible answer calls the frames every stack passes through entry points, not causes:
-        # "the second one" counts from the first cause
-        ctx = self.ctx
-        return tuple(
-            r.name
-            for r in ctx.summary.top_total.rows
-            if r.total < ctx.total and ctx.reading.role(r.name) not in ("noise", "entry")
-        )
+        # "the second one" counts from the first cause, as its table does
+        shown = max(len(self.ctx.summary.top_total.rows), q.top_n or 0)
+        return tuple(r.name for r in answer(self.ctx.reading, Responsible(shown)).rows)
 
     def _fid(self, q: Question) -> int | None:
         if q.subject is None or q.subject.kind != "function":

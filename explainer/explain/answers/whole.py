@@ -149,11 +149,12 @@ def responsible(w: Writer) -> str | None:
         )
     if w.ctx.sites:
         _sites(w)
-    w.add("", w.t("Widest bars by total:"), "")
-    w.table(
-        [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
-        [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
-    )
+    if result.rows:
+        w.add("", w.t("Widest bars by total below the entry points:"), "")
+        w.table(
+            [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
+            [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
+        )
     w.rows_cut(len(result.rows))
     return row.name
 
