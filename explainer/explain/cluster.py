@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 from explainer.analysis.diff import diff_profiles
 from explainer.analysis.functions import function_stats, top
 from explainer.errors import ExplainerError, QueryError
-from explainer.explain.cluster_words import FILE_TEXT, language, normalise
+from explainer.explain.cluster_words import FILE_TEXT, asks_about, language, normalise
 from explainer.explain.cluster_words import file_answer as file_answer  # where it lived before
+from explainer.explain.question.counts import MAX_ROWS, count_asked
+from explainer.explain.question.lexicon import words as question_words
 from explainer.model import Profile
 from explainer.pyroscope.cluster import (
     NAMESPACE,
@@ -76,6 +78,11 @@ _T = {
         "Inside {value} the biggest is {function}: {self} self ({share} of {total}).",
         "Binnen {value} is {function} het grootst: {self} self ({share} van {total}).",
     ),
+    "inside_top": (
+        "Inside {value} the {n} biggest by self ({total} in all):",
+        "Binnen {value} de {n} grootste op self ({total} in totaal):",
+    ),
+    "inside_row": ("- {function}: {self} self ({share})", "- {function}: {self} self ({share})"),
     "none": (
         "No {label} has data for {what} in this window.",
         "Geen enkele {label} heeft gegevens voor {what} in dit venster.",
@@ -248,10 +255,10 @@ class ClusterDesk:
             return self._course(question, scope, lang)
         if _PEERS.search(t) and (named or self.topic or label == POD):
             return self._peers(named[0] if named else self.topic, lang)
-        if label is not None and _MOST.search(t):
+        if label is not None and _MOST.search(t) and asks_about(dict(_LABEL_WORDS)[label], t):
             return self._top(label, lang)
         if named:
-            return self._inside(named[0], lang)
+            return self._inside(named[0], lang, count_asked(question_words(question)) or 1)
         return None
 
     def _what(self, lang: str) -> str:
@@ -290,23 +297,37 @@ class ClusterDesk:
     def _merge(self, scope: tuple[str, str]) -> Profile:
         return self.client.flame_graph(replace(self.query, selector=with_label(self.selector, *scope)))
 
-    def _inside_line(self, scope: tuple[str, str], lang: str) -> str:
+    def _inside_line(self, scope: tuple[str, str], lang: str, count: int = 1) -> str:
+        """The biggest function inside ``scope`` by self, or its ``count`` biggest ("the top 3 in vllm-2")."""
         profile = self._merge(scope)
         stats = function_stats(profile)
-        rows = top(stats, "self", 1).rows
+        rows = tuple(r for r in top(stats, "self", min(count, MAX_ROWS)).rows if r.self > 0)
         if not rows:
             return ""
+        if count > 1:
+            head = _t("inside_top", lang, value=code(scope[1]), n=len(rows), total=self._fmt(profile.total, lang))
+            lines = [
+                _t(
+                    "inside_row",
+                    lang,
+                    function=code(r.name),
+                    self=self._fmt(r.self, lang),
+                    share=self._share(r.self, profile.total, lang),
+                )
+                for r in rows
+            ]
+            return "\n".join([head, "", *lines])
         row = rows[0]
         return _t(
             "inside", lang, value=code(scope[1]), function=code(row.name), self=self._fmt(row.self, lang),
             share=self._share(row.self, profile.total, lang), total=self._fmt(profile.total, lang),
         )  # fmt: skip
 
-    def _inside(self, scope: tuple[str, str], lang: str) -> str:
+    def _inside(self, scope: tuple[str, str], lang: str, count: int = 1) -> str:
         self.topic = scope
         profile = self._merge(scope)
         head = f"{code(scope[1])} ({scope[0]}): {self._fmt(profile.total, lang)}."
-        return head + "\n\n" + self._inside_line(scope, lang)
+        return head + "\n\n" + self._inside_line(scope, lang, count)
 
     def _peers(self, scope: tuple[str, str] | None, lang: str) -> str:
         if scope is None:  # "is any replica far from its peers?": the one farthest from its service's median

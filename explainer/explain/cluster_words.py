@@ -17,13 +17,26 @@ _DUTCH = lazy(
     r"\b(welke|wat|wanneer|hoeveel|gebruikt|het|de|en|met|vergelijk|groeit|groeien|begon|te|piek|meest|meeste|"
     r"sinds|hoe|van|deze|zijn|nog|geheugen|gpu-geheugen|waar)\b"
 )
-# a question *about* pods asks which, per, each or across them ("which pod", "per pod", "welke replica"); a pod
-# only named as the scene ("our vLLM pod gets OOM-killed ... list the 4 largest consumers") asks about the profile
-_ABOUT_PODS = re.compile(
-    r"\b(which|what|per|by|each|every|all|across|between|among|other|welke|elke|alle|tussen|andere)[\s-]+"
-    r"(?:[\w.-]+\s+){0,2}?(pods?|replicas?)\b|\b(pods?|replicas?)[\s-]+(compared?|versus|vs|vergelijk\w*)\b"
-    r"|\b(compare|vergelijk)[\s-]+(?:the\s+|de\s+|all\s+|alle\s+)?(pods|replicas)\b|\bk8s_podname\b"
-)
+# A question *about* pods (or namespaces, services) asks which, per, each, across or the top of them ("which
+# pod", "per pod", "welke replica", "the top 3 pods", "compare the pods"); a pod only named as the scene ("our
+# vLLM pod gets OOM-killed ... list the 4 largest consumers") asks about the profile.
+_WHICH = r"(?:which|what|per|by|each|every|all|across|between|among|other|welke|elke|alle|tussen|andere)[\s-]+"
+_TOP = r"(?:top|biggest|largest|heaviest|hungriest|grootste|zwaarste)[\s-]+"
+_COMPARED = r"(?:compare|vergelijk)[\s-]+(?:the\s+|de\s+|all\s+|alle\s+)?"
+_POD_WORDS = r"pods?|replicas?"
+
+
+def asks_about(words: str, text: str) -> bool:
+    """Whether the (normalised) question asks about the label values ``words`` (a regex alternation)."""
+    label = rf"(?:{words})\b"
+    return bool(
+        re.search(
+            rf"\b{_WHICH}(?:[\w.-]+\s+){{0,2}}?{label}|\b{_TOP}(?:[\w.-]+\s+)?{label}|\b{_COMPARED}{label}"
+            rf"|\b(?:{words})[\s-]+(?:compared?|versus|vs|vergelijk\w*)\b|\bk8s_\w+|\bservice_name\b",
+            text,
+        )
+    )
+
 
 FILE_TEXT = (
     "A profile file has no pods, namespaces or services: it is one merged profile, so it cannot say which pod "
@@ -48,7 +61,7 @@ def language(text: str, previous: str = "en") -> str:
 
 def file_answer(question: str) -> str | None:
     """On a file source: a question about pods gets a plain "a file has none"."""
-    if not _ABOUT_PODS.search(normalise(question)):
+    if not asks_about(_POD_WORDS, normalise(question)):
         return None
     text = FILE_TEXT[1 if language(question) == "nl" else 0]
     return text.format(q=clean(question, 200).replace('"', "'").replace("`", "'"))
