@@ -140,13 +140,15 @@ def test_counts_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
         ("what happened in the last 30 minutes", None),
         ("gpu 0 is full, whats using it", None),
         ("is 80GB enough", None),
+        ("what uses the most memory in the first 5 minutes", None),  # a measure after the number
+        ("what is in the top 10% of samples", None),
+        ("de eerste 10 minuten na de start", None),
     ],
 )
 def test_the_count_a_question_asks(question: str, count: int | None) -> None:
-    from explainer.explain.question.counts import count_asked
-    from explainer.explain.question.lexicon import words
+    from explainer.explain.question.counts import count_in
 
-    assert count_asked(words(question)) == count
+    assert count_in(question) == count
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,7 @@ from explainer.analysis.functions import function_stats, top
 from explainer.errors import ExplainerError, QueryError
 from explainer.explain.cluster_words import FILE_TEXT, asks_about, language, normalise
 from explainer.explain.cluster_words import file_answer as file_answer  # where it lived before
-from explainer.explain.question.counts import MAX_ROWS, count_asked
-from explainer.explain.question.lexicon import words as question_words
+from explainer.explain.question.counts import MAX_ROWS, count_in
 from explainer.model import Profile
 from explainer.pyroscope.cluster import (
     NAMESPACE,
@@ -258,7 +257,7 @@ class ClusterDesk:
         if label is not None and _MOST.search(t) and asks_about(dict(_LABEL_WORDS)[label], t):
             return self._top(label, lang)
         if named:
-            return self._inside(named[0], lang, count_asked(question_words(question)) or 1)
+            return self._inside(named[0], lang, count_in(question) or 1)
         return None
 
     def _what(self, lang: str) -> str:

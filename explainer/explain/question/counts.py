@@ -7,7 +7,10 @@ data: "python 3.11", "8 gpus", "the last 30 minutes", "gpu 0".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+from explainer.explain.question.lexicon import words
 
 MAX_ROWS = 50
 """The most rows an answer lists; a larger count is answered with this many, and says so."""
@@ -35,6 +38,12 @@ _MODIFIERS = frozenset({
     "geheugen", "grote",
 })  # fmt: skip
 """Words between a count and its ranking word: "4 code paths", "3 memory hogs", "5 allocation sites"."""
+_MEASURES = frozenset({
+    "seconds", "second", "secs", "sec", "s", "minutes", "minute", "mins", "min", "m", "hours", "hour", "hrs", "h",
+    "days", "day", "ms", "milliseconds", "percent", "pct", "procent", "gb", "gib", "mb", "mib", "kb", "bytes",
+    "steps", "requests", "calls", "samples", "seconden", "minuten", "uur", "uren", "dagen",
+})  # fmt: skip
+"""Units after a number make it a measure, not a count: "the first 5 minutes", "the top 10 percent"."""
 _ONE = frozenset({"one", "een"})
 """Never a count: "the top one" and "which one" point at a function (an ordinal), "een functie" is "a function"."""
 
@@ -43,6 +52,14 @@ def _number(word: str) -> int | None:
     if word.isdigit():
         return int(word) if len(word) <= 6 else None
     return None if word in _ONE else _WORDS.get(word)
+
+
+_PERCENT = re.compile(r"(\d)\s*%")
+
+
+def count_in(text: str) -> int | None:
+    """The number of functions ``text`` asks for ("top 10%" is a share: its sign would be lost to the words)."""
+    return count_asked(words(_PERCENT.sub(r"\1 percent", text)))
 
 
 def count_asked(tokens: Sequence[str]) -> int | None:
@@ -57,7 +74,7 @@ def count_asked(tokens: Sequence[str]) -> int | None:
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         if after in _MODIFIERS:
             after = tokens[i + 2] if i + 2 < len(tokens) else ""
-        if before in _BEFORE:
+        if before in _BEFORE and after not in _MEASURES:
             return n
         if after in _RANKING:
             return n

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from explainer import knowledge
 from explainer.explain.question import subjects
 from explainer.explain.question.clauses import clauses
-from explainer.explain.question.counts import count_asked, only_a_count
+from explainer.explain.question.counts import count_in, only_a_count
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
     CARRIES_OVER,
@@ -62,7 +62,7 @@ class Question:
     runner_up: str | None  # the second-best intent, when it came close
     subject: Subject | None
     concepts: frozenset[str]
-    top_n: int | None = None  # how many functions it asks for: "the top 5", "three biggest" (counts.count_asked)
+    top_n: int | None = None  # how many functions it asks for: "the top 5", "three biggest" (counts.count_in)
 
     @property
     def ambiguous(self) -> bool:
@@ -98,7 +98,7 @@ def _counted(cut: list[str]) -> tuple[list[str], int | None]:
     """The parts that ask something, and the count a part after them only states: "what should I optimise
     first? give me 3 options" asks one question, for three ("options" there are not settings)."""
     kept = [part for i, part in enumerate(cut) if i == 0 or not only_a_count(words(part))]
-    said = [count_asked(words(part)) for part in cut if part not in kept]
+    said = [count_in(part) for part in cut if part not in kept]
     return kept, next((n for n in said if n is not None), None)
 
 
@@ -226,7 +226,8 @@ _WANTS_TO_KNOW = re.compile(
 def _read(text: str, names: Names, context: Context, *, lang_text: str, background: str = "") -> Question:
     lex = lexicon()
     explicit = subjects.explicit(text, names)
-    typed = words(subjects.without_names(text, keep_quoted=explicit is None))
+    unnamed = subjects.without_names(text, keep_quoted=explicit is None)
+    typed = words(unnamed)
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
     if explicit is not None and explicit.how == "word" and any(c.startswith("concept:") for c in found):
@@ -291,7 +292,7 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
         runner[0] if close and runner else None,
         subject,
         frozenset(found),
-        count_asked(typed),  # as typed: the spelling pass reads an unknown "three" as "there"
+        count_in(unnamed),  # as typed: the spelling pass reads an unknown "three" as "there"
     )
 
 
@@ -390,7 +391,7 @@ def _implicit(
 ) -> Subject | None:
     """A subject the question does not write out: an ordinal, a concept, or (``loose``) a fuzzy match."""
     n = subjects.ordinal(tokens, text)
-    if n is not None and count_asked(words(text)) is None and 0 < n <= len(context.ranking):
+    if n is not None and count_in(text) is None and 0 < n <= len(context.ranking):
         return Subject("function", context.ranking[n - 1], "ordinal")
     concept = next((c.removeprefix("concept:") for c in found if c.startswith("concept:")), None)
     if concept is not None and _RELATION & set(found):
