@@ -47,7 +47,7 @@ class Writer:
     def rows_cut(self, shown: int) -> None:
         """The line a ranked answer of ``shown`` rows ends with when the question asked for more than an
         answer lists (and the profile has more to list)."""
-        if self.asked_rows is not None and self.asked_rows > shown == MAX_ROWS:
+        if self.asked_rows is not None and shown == MAX_ROWS and self.asked_rows > MAX_ROWS:
             self.add(
                 "",
                 self.t(

@@ -97,8 +97,9 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
 def _counted(cut: list[str]) -> tuple[list[str], int | None]:
     """The parts that ask something, and the count a part after them only states: "what should I optimise
     first? give me 3 options" asks one question, for three ("options" there are not settings)."""
-    kept = [part for i, part in enumerate(cut) if i == 0 or not only_a_count(words(part))]
-    said = [count_in(part) for part in cut if part not in kept]
+    counting = [i > 0 and only_a_count(words(part)) for i, part in enumerate(cut)]
+    kept = [part for part, counts in zip(cut, counting, strict=True) if not counts]
+    said = [count_in(part) for part, counts in zip(cut, counting, strict=True) if counts]
     return kept, next((n for n in said if n is not None), None)
 
 
