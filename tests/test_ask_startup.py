@@ -60,8 +60,10 @@ def _corpus_texts() -> Iterator[str]:
         for q in data.get("question", []):
             yield q["text"]
         for conv in data.get("conversation", []):
-            for turn in conv["turn"]:
-                yield turn["text"]
+            if "turn" in conv:
+                yield from (turn["text"] for turn in conv["turn"])
+            else:  # questions_more.toml: a first question and what follows it
+                yield from (conv["first"], conv["then"])
 
 
 EDGES = (

@@ -132,9 +132,9 @@ class Conversation:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
         return read(question, self.ctx.subjects, self.context)
 
-    def remember(self, q: Question, focus: str | None, ranking: tuple[str, ...] = ()) -> None:
+    def remember(self, q: Question, focus: str | None, ranking: tuple[str, ...] = (), shown: int = 0) -> None:
         """What the next question may refer back to: this answer's subject or focus, its ranking, its language."""
-        self.context = after(self.context, q, focus, ranking)
+        self.context = after(self.context, q, focus, ranking, shown)
 
     def offline_answer(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]:
         """The offline explainer's answer to ``q`` (a compound question part by part), with ``notice`` above it."""

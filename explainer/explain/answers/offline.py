@@ -42,6 +42,7 @@ class OfflineAnswer:
     grounding: Grounding  # every number the answer shows
     kind: str  # the intent answered
     ranking: tuple[str, ...] = ()  # the functions the answer ranked, for "the second one"
+    shown: int = 0  # the last rank of the list it showed, for "show me 3 more"
 
 
 class OfflineExplainer:
@@ -64,7 +65,7 @@ class OfflineExplainer:
     def answer(self, q: Question) -> OfflineAnswer:
         # what the question decides here is settled before writing starts: the writer then only writes
         near_empty, ranking = self._near_empty(q), self._ranking(q)
-        w = Writer(self.ctx, q.lang, self.orientation, q.top_n)
+        w = Writer(self.ctx, q.lang, self.orientation, q.top_n, q.offset)
         if near_empty:
             from explainer.explain.answers import gpu  # the GPU budget's answers: only the questions that need them
 
@@ -113,7 +114,7 @@ class OfflineExplainer:
             )
         focus = self._dispatch(w, q)
         self._scope(w)
-        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, ranking)
+        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, ranking, w.shown)
 
     def _scope(self, w: Writer) -> None:
         """The scope line of an answer that states a size: what the bytes are, and the frames that

@@ -6,6 +6,7 @@ from __future__ import annotations
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.writer import Writer, cap
+from explainer.explain.question.counts import MAX_ROWS
 from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
 from explainer.queries.answering import SMALL_SHARE
 from explainer.queries.records import Fn, Step
@@ -60,8 +61,37 @@ def _sites(w: Writer) -> None:
         w.add(f"- {w.name(name)}: {w.vp(value)}" + (f", {w.t(label)}" if label else ""))
 
 
+def _more(w: Writer, rows: tuple[Fn, ...], order: str) -> str | None:
+    """ "show me 3 more": the ranks after the ``w.offset`` the last answer showed, by self or by total."""
+    shown = rows[w.offset :]
+    if not shown:
+        w.add(
+            w.t(
+                "That was all: the list above showed every function there is to rank ({count}).",
+                count=w.n(w.offset),
+            )
+        )
+        return None
+    first, last = w.offset + 1, w.offset + len(shown)
+    if order == "self":
+        w.add(w.t("**By self, ranks {first} to {last}:**", first=w.n(first), last=w.n(last)), "")
+        _top_rows(w, shown, first=first)
+    else:
+        w.add(w.t("**By total below the entry points, ranks {first} to {last}:**", first=w.n(first), last=w.n(last)))
+        w.add("")
+        w.table(
+            ["#", w.t("function"), w.t("total"), w.t("share"), w.t("self")],
+            [[w.n(i), w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for i, r in enumerate(shown, first)],
+        )
+    w.shown = last
+    w.rows_cut(len(rows))
+    return shown[0].name
+
+
 def most(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Most(w.rows(Most.limit)))
+    result = answer(w.ctx.reading, Most(min(w.offset + w.rows(Most.limit), MAX_ROWS)))
+    if w.offset:
+        return _more(w, result.rows, "self")
     top = result.biggest
     if top is None:
         return None
@@ -98,12 +128,15 @@ def most(w: Writer) -> str | None:
                 share=w.p(sum(r.self for r in rows)),
             ),
         )
+    w.shown = len(rows)
     w.rows_cut(len(rows))
     return top.name
 
 
 def responsible(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Responsible(w.rows(Responsible.limit)))
+    result = answer(w.ctx.reading, Responsible(min(w.offset + w.rows(Responsible.limit), MAX_ROWS)))
+    if w.offset:
+        return _more(w, result.rows, "total")
     row = result.responsible
     if row is None:
         return most(w)
@@ -155,6 +188,7 @@ def responsible(w: Writer) -> str | None:
             [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
             [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
         )
+    w.shown = len(result.rows)
     w.rows_cut(len(result.rows))
     return row.name
 

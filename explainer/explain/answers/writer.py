@@ -27,11 +27,18 @@ def cap(text: str) -> str:
 
 class Writer:
     def __init__(
-        self, ctx: ProfileContext, lang: str = "en", orientation: str = FLAME, asked_rows: int | None = None
+        self,
+        ctx: ProfileContext,
+        lang: str = "en",
+        orientation: str = FLAME,
+        asked_rows: int | None = None,
+        offset: int = 0,
     ) -> None:
         self.ctx = ctx
         self.lang = lang
         self.asked_rows = asked_rows  # how many functions the question asked for ("the top 3"), if it said
+        self.offset = offset  # "show me 3 more": the ranks the last answer showed, which this one goes on after
+        self.shown = 0  # the last rank of the ranked list this answer shows (0: none), for "show me more"
         self.orientation = orientation  # where the reader's graph draws its root: "above"/"below" follow it
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)

@@ -7,6 +7,7 @@ data: "python 3.11", "8 gpus", "the last 30 minutes", "gpu 0".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -21,14 +22,14 @@ _WORDS = {
     "een": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9, "tien": 10,
     "elf": 11, "twaalf": 12, "vijftien": 15, "twintig": 20, "dertig": 30, "vijftig": 50,
 }  # fmt: skip
-_BEFORE = frozenset({"top", "first", "eerste", "bovenste"})
-"""Words a count follows: "top 5", "the first 10"."""
+_BEFORE = frozenset({"top", "first", "eerste", "bovenste", "next", "volgende", "nog"})
+"""Words a count follows: "top 5", "the first 10", "the next 5", "nog 3"."""
 _RANKING = frozenset({
     "biggest", "largest", "heaviest", "hottest", "worst", "greatest", "costliest", "busiest", "highest", "main",
     "top", "most", "widest", "fattest", "hungriest", "slowest", "expensive", "offenders", "culprits", "hogs",
     "consumers", "allocators", "hotspots", "functions", "funcs", "methods", "frames", "things", "items",
     "candidates", "entries", "callers", "callees", "paths", "places", "spots", "options", "suspects", "rows",
-    "results", "users", "eaters", "spenders", "chains", "sites",
+    "results", "users", "eaters", "spenders", "chains", "sites", "more", "meer",
     "grootste", "zwaarste", "duurste", "meeste", "hoogste", "breedste", "traagste", "functies", "methodes",
     "boosdoeners", "verbruikers", "dingen", "plekken", "opties", "kandidaten", "resultaten", "paden",
 })  # fmt: skip
@@ -83,7 +84,8 @@ def count_asked(tokens: Sequence[str]) -> int | None:
 
 _FILLER = frozenset({
     "give", "gimme", "me", "us", "show", "list", "just", "only", "the", "a", "pls", "please", "plz", "and", "then",
-    "ok", "so", "like", "i", "want", "need", "max", "at", "with", "of", "them", "those", "options",
+    "ok", "so", "like", "i", "want", "need", "max", "at", "with", "of", "them", "those", "options", "can", "you",
+    "could", "some", "few", "what", "whats", "comes", "come", "is", "are", "any", "kun", "je", "wat", "komt",
     "geef", "toon", "noem", "alleen", "de", "het", "maar", "graag", "aub", "en", "dan", "mij", "ons", "er",
 })  # fmt: skip
 
@@ -93,3 +95,42 @@ def only_a_count(tokens: Sequence[str]) -> bool:
     it asks nothing of its own but counts the part before it."""
     allowed = _FILLER | _RANKING | _BEFORE | _MODIFIERS
     return count_asked(tokens) is not None and all(w in allowed or _number(w) is not None for w in tokens)
+
+
+MORE_ROWS = 5
+"""How many more rows "show me more" lists when it gives no number."""
+_REST = frozenset({"rest", "remaining", "overige", "overig"})
+"""Words for all that is left: "and the rest?" lists up to :data:`MAX_ROWS` more."""
+_AGAIN = frozenset({"more", "moar", "meer", "next", "volgende", "verder", "else", "continue", "going"}) | _REST
+_NOT_AGAIN = frozenset({
+    "about", "than", "uses", "use", "using", "used", "does", "takes", "zoveel", "veel", "dan", "over",
+    "look", "do", "should", "kijk", "doen", "moet", "first", "second", "which", "welke", "why", "waarom",
+})  # fmt: skip
+"""Words that make "more" or "next" something else: "tell me more about it", "which uses more", "what next"."""
+
+
+def continues(tokens: Sequence[str]) -> bool:
+    """Whether a short follow-up asks for more of the list before it: "show me 3 more", "next 5", "and the
+    rest?", "de volgende 5", "toon er nog 3". A question with a function, a comparison or a plan in it does not."""
+    pairs = set(itertools.pairwise(tokens))
+    marked = bool(_AGAIN & set(tokens)) or any(
+        (a == "after" and b in ("that", "those", "these", "them")) or (a == "nog" and _number(b) is not None)
+        for a, b in pairs
+    )
+    if not 0 < len(tokens) <= 20 or not marked or _NOT_AGAIN & set(tokens):
+        return False
+    allowed = _FILLER | _RANKING | _BEFORE | _MODIFIERS | _AGAIN | _THEN
+    return all(w in allowed or _number(w) is not None for w in tokens)
+
+
+_THEN = frozenset({
+    "nog", "after", "that", "those", "these", "ones", "on", "list", "op", "lijst", "er", "die", "keep", "go", "too",
+    "as", "well", "also", "ook", "laten", "zien", "tonen", "door", "ga", "in", "ranking", "include", "add",
+    "actually", "thanks", "could", "ticket", "to", "for", "now", "please",
+})  # fmt: skip
+
+
+def more_asked(tokens: Sequence[str]) -> int:
+    """How many more rows a continuation asks for: its number, all that is left for "the rest", else
+    :data:`MORE_ROWS`."""
+    return count_asked(tokens) or (MAX_ROWS if _REST & set(tokens) else MORE_ROWS)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from explainer import knowledge
 from explainer.explain.question import subjects
 from explainer.explain.question.clauses import clauses
-from explainer.explain.question.counts import count_in, only_a_count
+from explainer.explain.question.counts import continues, count_in, more_asked, only_a_count
 from explainer.explain.question.lexicon import lexicon, words
 from explainer.explain.question.signatures import (
     CARRIES_OVER,
@@ -51,6 +51,7 @@ class Context:
     ranking: tuple[str, ...] = ()  # the functions of the last ranked list, in order
     lang: str = "en"
     intent: str | None = None  # what the last question asked
+    shown: int = 0  # how many ranks of its list the last answer showed: "show me 3 more" goes on from there
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ class Question:
     subject: Subject | None
     concepts: frozenset[str]
     top_n: int | None = None  # how many functions it asks for: "the top 5", "three biggest" (counts.count_in)
+    offset: int = 0  # "show me 3 more": the ranks the last answer showed, which this one goes on after
 
     @property
     def ambiguous(self) -> bool:
@@ -85,13 +87,27 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     their incidental words (grafana, handoff, regression, path) never decide what is asked.
     """
     text = clean_question(question)
+    if context.shown and context.intent in CONTINUED and continues(words(text)):
+        return _more(text, context)
     asked = parts(text, names, context)
     if asked:
         return replace(asked[0], text=text)
     cut, count = _counted(clauses(text))
-    if count is None:
-        return _read_text(text, names, context, lang_text=text)
+    if count is None:  # a ticket's count may stand outside its question sentence ("...? Just the top 3 for now.")
+        return _counts(_read_text(text, names, context, lang_text=text), count_in(text))
     return replace(_counts(_read_text(" ".join(cut), names, context, lang_text=text), count), text=text)
+
+
+CONTINUED = frozenset({"most", "responsible"})
+"""The answers whose ranked list "show me more" goes on with."""
+
+
+def _more(text: str, context: Context) -> Question:
+    """ "next 5", "and the rest?": the last question's list again, from the rank after the last one it showed."""
+    assert context.intent is not None
+    lang = lexicon().language(words(text), context.lang)
+    count = more_asked(words(text))
+    return Question(text, lang, context.intent, FOLLOW_UP_SCORE, None, None, frozenset(), count, context.shown)
 
 
 def _counted(cut: list[str]) -> tuple[list[str], int | None]:
