@@ -130,6 +130,14 @@ def test_demo_answers_what_uses_the_most_gpu_memory() -> None:
     assert any(re.search(r"\(\d+ verified, \d+ derived, \d+ unbound, 0 wrong\)", c) for c in captions), captions
 
 
+def test_the_chat_lists_as_many_as_asked_and_goes_on_with_the_list() -> None:
+    at = app()
+    first = ask(at, "what uses the most GPU memory? top 3")
+    assert re.findall(r"^\| (\d+) \|", first, re.MULTILINE) == ["2", "3"]  # the headline's function is rank 1
+    more = ask(at, "show me 3 more")
+    assert "**By self, ranks 4 to 6:**" in more and re.findall(r"^\| (\d+) \|", more, re.MULTILINE) == ["4", "5", "6"]
+
+
 def test_handoff_download_is_a_markdown_report(demo: Profile) -> None:
     from explainer.analysis.summary import summarize
     from explainer.ui.chat import handoff_maker
