@@ -133,6 +133,7 @@ def test_counts_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
         ("which 2 code paths are responsible", 2),  # a word between the count and its noun
         ("the 5 memory hogs", 5),
         ("list the 100 hottest functions", 100),  # answered with MAX_ROWS, and said
+        ("which 4 allocations eat the most heap?", 4),  # tried as a user would after the corpus: 6 were listed
         ("which one uses the most", None),  # an ordinal, not a count
         ("the top one", None),
         ("why is python 3.11 so slow", None),

@@ -179,7 +179,8 @@ class OfflineExplainer:
             return self_total.self_vs_total(w, fid)
         if kind == "knob" or (kind == "optimise" and (concept is not None or fid is not None)):
             return concepts.knob(w, concept, fid)  # "how do I make that smaller?" about one thing: its settings
-        if concept is not None and kind in ("category", "meaning", "unknown", "function", "most", "total"):
+        # "is the GIL a problem here?": about one thing, answered with its share, not the whole profile's review
+        if concept is not None and kind in ("category", "meaning", "unknown", "function", "most", "total", "assess"):
             return (concepts.meaning if kind == "meaning" else concepts.category)(w, concept)
         if subject is not None and len(subject.members) > 1 and kind in _ABOUT_A_GROUP:
             return group.group(w, subject.members)

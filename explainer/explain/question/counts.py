@@ -29,7 +29,9 @@ _RANKING = frozenset({
     "top", "most", "widest", "fattest", "hungriest", "slowest", "expensive", "offenders", "culprits", "hogs",
     "consumers", "allocators", "hotspots", "functions", "funcs", "methods", "frames", "things", "items",
     "candidates", "entries", "callers", "callees", "paths", "places", "spots", "options", "suspects", "rows",
-    "results", "users", "eaters", "spenders", "chains", "sites", "more", "meer",
+    "results", "users", "eaters", "spenders", "chains", "sites", "more", "meer", "allocations", "allocs", "objects",
+    "classes", "packages", "modules", "libraries", "handlers", "goroutines", "burners", "allocaties", "objecten",
+    "klassen", "pakketten",
     "grootste", "zwaarste", "duurste", "meeste", "hoogste", "breedste", "traagste", "functies", "methodes",
     "boosdoeners", "verbruikers", "dingen", "plekken", "opties", "kandidaten", "resultaten", "paden",
 })  # fmt: skip
