@@ -300,3 +300,12 @@ def test_the_responsible_table_lists_causes_below_the_entry_points_and_the_secon
     assert rows[0] == "EngineCore._initialize_kv_caches" and len(rows) == 6
     assert not {"<module>", "<interpreter trampoline>", "EngineCore.__init__"} & set(rows)  # named as entries above
     assert conversation.read("and the second one?").subject.name == rows[1]
+
+
+def test_the_callers_answer_lists_as_many_as_asked_and_states_nothing_unverified() -> None:
+    from conftest import named_profile
+
+    profile = named_profile("real:pyroscope-og_apache-2.0/cpu-big.pprof")
+    text = ask(profile, "who are the top 3 callers of mallocgc?").markdown
+    rows = re.findall(r"^\| `", text, re.MULTILINE)
+    assert len(rows) == 3 and "[unverified]" not in text  # its note once said "more than 100%", an unbound number

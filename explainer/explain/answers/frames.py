@@ -280,7 +280,7 @@ def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     from explainer.analysis.sandwich import ENTRY, SELF  # the sandwich's pseudo-rows: loaded with a neighbours answer
 
     ctx = w.ctx
-    sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], 10))
+    sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], w.rows(10)))
     name, s, t = sw.function.name, sw.function.self, sw.function.total
     rows = sw.callers if side == "callers" else sw.callees
     values = {"name": w.name(name), "total": w.vp(t), "self": w.v(s)}
@@ -293,8 +293,8 @@ def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     w.table([w.t("function"), middle, w.t("share of its total")], cells)
     if side == "callers":
         note = w.t(
-            "Each row counts a stack once, so the shares can add up to more than 100% when a function is reached "
-            "several ways in one stack."
+            "Each row counts a stack once, so the shares can add up to more than the whole when a function is "
+            "reached several ways in one stack."
         )
     else:
         note = w.t("`(self)` is what {name} {verb} directly.", name=w.name(name), verb=w.verb)
