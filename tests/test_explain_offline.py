@@ -309,3 +309,20 @@ def test_the_callers_answer_lists_as_many_as_asked_and_states_nothing_unverified
     text = ask(profile, "who are the top 3 callers of mallocgc?").markdown
     rows = re.findall(r"^\| `", text, re.MULTILINE)
     assert len(rows) == 3 and "[unverified]" not in text  # its note once said "more than 100%", an unbound number
+
+
+def test_a_meaning_question_that_names_nothing_never_shows_an_empty_name() -> None:
+    from explainer.demo import demo_profile
+
+    wide = ask(demo_profile(), "why is this bar so wide?").markdown  # was "**``**: A frame the profiler could not name"
+    assert "``" not in wide and "A bar's width in the flame graph is its total" in wide
+    vague = ask(demo_profile(), "what does that mean?").markdown  # nothing before it for "that"
+    assert "``" not in vague and "I did not recognise that question" in vague
+
+
+def test_the_widest_bars_are_the_responsible_question() -> None:
+    from explainer.demo import demo_profile
+
+    conversation = Conversation(demo_profile(), settings=OFFLINE, mode="offline")
+    read = conversation.read("which 3 functions have the widest bars?")
+    assert (read.intent, read.top_n) == ("responsible", 3)

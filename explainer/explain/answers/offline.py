@@ -186,6 +186,8 @@ class OfflineExplainer:
             return group.group(w, subject.members)
         if kind == "category" and fid is None:
             return concepts.breakdown(w)
+        if kind == "meaning" and subject is None:  # "why is this bar so wide?" with nothing named before it
+            return self_total.self_vs_total(w, None) if "wide" in q.concepts else help_text(w, unknown=True)
         if kind == "meaning":
             return frames.symbol(w, fid, subject.name if subject is not None else None)
         if fid is not None and record.about_one is not None:
