@@ -245,3 +245,12 @@ def test_more_after_the_last_rank_says_that_was_all_and_the_rest_lists_all_that_
     dutch = Conversation(named_profile("gpu"), settings=OFFLINE, mode="offline")
     dutch.ask("wat is verantwoordelijk voor het meeste geheugen?")
     assert "**Op total onder de ingangspunten, plaatsen 7 tot en met 9:**" in dutch.ask("en de volgende 3?").markdown
+
+
+def test_more_goes_on_past_the_rows_one_answer_lists() -> None:
+    conversation = Conversation(
+        named_profile("real:pyroscope_agpl-3.0/jfr-kafka-alloc-tlab-bytes-0.pb.gz"), settings=OFFLINE, mode="offline"
+    )  # 355 functions with self
+    assert listed("most", conversation.ask("list the 60 hottest functions").markdown) == MAX_ROWS
+    more = conversation.ask("next 5").markdown
+    assert [int(r) for r in _RANK.findall(more)] == [51, 52, 53, 54, 55] and "That was all" not in more

@@ -6,7 +6,6 @@ from __future__ import annotations
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.errors import NoSuchFunctionError
 from explainer.explain.answers.writer import Writer, cap
-from explainer.explain.question.counts import MAX_ROWS
 from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
 from explainer.queries.answering import SMALL_SHARE
 from explainer.queries.records import Fn, Step
@@ -84,12 +83,12 @@ def _more(w: Writer, rows: tuple[Fn, ...], order: str) -> str | None:
             [[w.n(i), w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for i, r in enumerate(shown, first)],
         )
     w.shown = last
-    w.rows_cut(len(rows))
+    w.rows_cut(len(shown))
     return shown[0].name
 
 
 def most(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Most(min(w.offset + w.rows(Most.limit), MAX_ROWS)))
+    result = answer(w.ctx.reading, Most(w.offset + w.rows(Most.limit)))  # at most MAX_ROWS more
     if w.offset:
         return _more(w, result.rows, "self")
     top = result.biggest
@@ -134,7 +133,7 @@ def most(w: Writer) -> str | None:
 
 
 def responsible(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Responsible(min(w.offset + w.rows(Responsible.limit), MAX_ROWS)))
+    result = answer(w.ctx.reading, Responsible(w.offset + w.rows(Responsible.limit)))
     if w.offset:
         return _more(w, result.rows, "total")
     row = result.responsible
