@@ -21,7 +21,7 @@ from conftest import use_packaged_streamlit_settings
 from explainer.analysis.summary import summarize
 from explainer.demo import demo_profile
 from explainer.explain import Conversation
-from explainer.explain.answers.followups import NEXT, QUESTIONS, follow_ups
+from explainer.explain.answers.followups import MORE, NEXT, QUESTIONS, follow_ups
 from explainer.explain.answers.language import translations
 from explainer.explain.answers.orientation import ICICLE, TOP_DOWN
 from explainer.explain.question.reader import Context, read
@@ -92,11 +92,19 @@ def test_each_follow_up_is_read_back_as_its_intent(lang: str) -> None:
         assert (q.intent, q.lang) == (intent, lang), message
 
 
+@pytest.mark.parametrize("lang", ["en", "nl"])
+def test_the_more_follow_up_goes_on_with_the_list(lang: str) -> None:
+    conv = Conversation(demo_profile())
+    conv.ask("Wat gebruikt het meeste GPU-geheugen?" if lang == "nl" else "What uses the most GPU memory?")
+    more = conv.read(translations(lang).gettext(MORE))
+    assert (more.intent, more.offset, more.top_n, more.lang) == ("most", 6, 5, lang)
+
+
 def test_follow_ups_follow_the_last_question_and_its_language() -> None:
     conv = Conversation(demo_profile())
     conv.ask("Wat gebruikt het meeste GPU-geheugen?")
-    dutch = follow_ups(conv.context)
-    assert dutch[0] == "Wat is daarvoor verantwoordelijk?" and len(dutch) == len(NEXT["most"])
+    dutch = follow_ups(conv.context)  # a ranked list: going on with it first, then what usually follows
+    assert dutch[:2] == ["Toon er nog 5", "Wat is daarvoor verantwoordelijk?"] and len(dutch) == len(NEXT["most"])
     conv.ask("Who calls it?")
     assert follow_ups(conv.context)[0] == "Show me the call chain to the biggest consumer"
     at = app()

@@ -22,6 +22,8 @@ QUESTIONS = {
     "handoff": N_("Write me a summary for the on-call handoff"),
 }
 """One question per intent, as a user would ask it."""
+MORE = N_("Show me 5 more")
+"""Offered first after a ranked list (what uses the most, what is responsible): the list goes on."""
 
 NEXT = {
     "most": ("responsible", "chain", "meaning", "optimise"),
@@ -42,4 +44,5 @@ def follow_ups(context: Context, limit: int = 4) -> list[str]:
     if context.topic is None:  # nothing for "it" to refer to
         nexts = tuple(i for i in nexts if i not in ("callers", "meaning"))
     tr = translations(context.lang)
-    return [tr.gettext(QUESTIONS[i]) for i in nexts if i != context.intent][:limit]
+    more = [tr.gettext(MORE)] if context.shown and context.intent in ("most", "responsible") else []
+    return [*more, *(tr.gettext(QUESTIONS[i]) for i in nexts if i != context.intent)][:limit]
