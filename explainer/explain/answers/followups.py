@@ -8,7 +8,7 @@ a phrasing the question reader maps back to that intent (the tests ask them).
 from __future__ import annotations
 
 from explainer.explain.answers.language import N_, translations
-from explainer.explain.question.reader import Context
+from explainer.explain.question.reader import CONTINUED, Context
 
 QUESTIONS = {
     "most": N_("What uses the most?"),
@@ -44,5 +44,5 @@ def follow_ups(context: Context, limit: int = 4) -> list[str]:
     if context.topic is None:  # nothing for "it" to refer to
         nexts = tuple(i for i in nexts if i not in ("callers", "meaning"))
     tr = translations(context.lang)
-    more = [tr.gettext(MORE)] if context.shown and context.intent in ("most", "responsible") else []
+    more = [tr.gettext(MORE)] if context.shown and context.intent in CONTINUED else []
     return [*more, *(tr.gettext(QUESTIONS[i]) for i in nexts if i != context.intent)][:limit]

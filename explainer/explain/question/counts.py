@@ -17,11 +17,13 @@ MAX_ROWS = 50
 """The most rows an answer lists; a larger count is answered with this many, and says so."""
 
 _WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
-    "een": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9, "tien": 10,
+    "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9, "tien": 10,
     "elf": 11, "twaalf": 12, "vijftien": 15, "twintig": 20, "dertig": 30, "vijftig": 50,
 }  # fmt: skip
+"""Number words that count: "one" and "een" are not among them ("the top one" and "which one" point at a
+function, an ordinal; "een functie" is "a function")."""
 _BEFORE = frozenset({"top", "first", "eerste", "bovenste", "next", "volgende", "nog"})
 """Words a count follows: "top 5", "the first 10", "the next 5", "nog 3"."""
 _RANKING = frozenset({
@@ -47,14 +49,12 @@ _MEASURES = frozenset({
     "steps", "requests", "calls", "samples", "seconden", "minuten", "uur", "uren", "dagen",
 })  # fmt: skip
 """Units after a number make it a measure, not a count: "the first 5 minutes", "the top 10 percent"."""
-_ONE = frozenset({"one", "een"})
-"""Never a count: "the top one" and "which one" point at a function (an ordinal), "een functie" is "a function"."""
 
 
 def _number(word: str) -> int | None:
     if word.isdigit():
         return int(word) if len(word) <= 6 else None
-    return None if word in _ONE else _WORDS.get(word)
+    return _WORDS.get(word)
 
 
 _PERCENT = re.compile(r"(\d)\s*%")
@@ -92,11 +92,14 @@ _FILLER = frozenset({
 })  # fmt: skip
 
 
+_COUNT_ONLY = _FILLER | _RANKING | _BEFORE | _MODIFIERS
+"""The words of a part that only says how many."""
+
+
 def only_a_count(tokens: Sequence[str]) -> bool:
     """Whether a part of a question only says how many ("give me 3 options", "top 5 pls", "alleen de top 3"):
     it asks nothing of its own but counts the part before it."""
-    allowed = _FILLER | _RANKING | _BEFORE | _MODIFIERS
-    return count_asked(tokens) is not None and all(w in allowed or _number(w) is not None for w in tokens)
+    return count_asked(tokens) is not None and all(w in _COUNT_ONLY or _number(w) is not None for w in tokens)
 
 
 MORE_ROWS = 5
@@ -109,6 +112,14 @@ _NOT_AGAIN = frozenset({
     "look", "do", "should", "kijk", "doen", "moet", "first", "second", "which", "welke", "why", "waarom",
 })  # fmt: skip
 """Words that make "more" or "next" something else: "tell me more about it", "which uses more", "what next"."""
+_THEN = frozenset({
+    "nog", "after", "that", "those", "these", "ones", "on", "list", "op", "lijst", "er", "die", "keep", "go", "too",
+    "as", "well", "also", "ook", "laten", "zien", "tonen", "door", "ga", "in", "ranking", "include", "add",
+    "actually", "thanks", "could", "ticket", "to", "for", "now", "please",
+})  # fmt: skip
+"""The rest of a request for more: "what comes after those", "toon er nog 3", "could you include the next 4 too"."""
+_GOING_ON = _COUNT_ONLY | _AGAIN | _THEN
+"""The words of a request for more of the list."""
 
 
 def continues(tokens: Sequence[str]) -> bool:
@@ -121,15 +132,7 @@ def continues(tokens: Sequence[str]) -> bool:
     )
     if not 0 < len(tokens) <= 20 or not marked or _NOT_AGAIN & set(tokens):
         return False
-    allowed = _FILLER | _RANKING | _BEFORE | _MODIFIERS | _AGAIN | _THEN
-    return all(w in allowed or _number(w) is not None for w in tokens)
-
-
-_THEN = frozenset({
-    "nog", "after", "that", "those", "these", "ones", "on", "list", "op", "lijst", "er", "die", "keep", "go", "too",
-    "as", "well", "also", "ook", "laten", "zien", "tonen", "door", "ga", "in", "ranking", "include", "add",
-    "actually", "thanks", "could", "ticket", "to", "for", "now", "please",
-})  # fmt: skip
+    return all(w in _GOING_ON or _number(w) is not None for w in tokens)
 
 
 def more_asked(tokens: Sequence[str]) -> int:

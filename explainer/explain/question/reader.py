@@ -87,12 +87,12 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     their incidental words (grafana, handoff, regression, path) never decide what is asked.
     """
     text = clean_question(question)
-    if context.shown and context.intent in CONTINUED and continues(words(text)):
+    if _goes_on(text, context):
         return _more(text, context)
-    asked = parts(text, names, context)
+    cut, count = _counted(clauses(text))
+    asked = _parts(text, cut, count, names, context)
     if asked:
         return replace(asked[0], text=text)
-    cut, count = _counted(clauses(text))
     if count is None:  # a ticket's count may stand outside its question sentence ("...? Just the top 3 for now.")
         return _counts(_read_text(text, names, context, lang_text=text), count_in(text))
     return replace(_counts(_read_text(" ".join(cut), names, context, lang_text=text), count), text=text)
@@ -102,11 +102,17 @@ CONTINUED = frozenset({"most", "responsible"})
 """The answers whose ranked list "show me more" goes on with."""
 
 
+def _goes_on(text: str, context: Context) -> bool:
+    """Whether ``text`` asks for more of the ranked list the last answer showed ("next 5")."""
+    return bool(context.shown) and context.intent in CONTINUED and continues(words(text))
+
+
 def _more(text: str, context: Context) -> Question:
     """ "next 5", "and the rest?": the last question's list again, from the rank after the last one it showed."""
     assert context.intent is not None
-    lang = lexicon().language(words(text), context.lang)
-    count = more_asked(words(text))
+    typed = words(text)
+    lang = lexicon().language(typed, context.lang)
+    count = more_asked(typed)
     return Question(text, lang, context.intent, FOLLOW_UP_SCORE, None, None, frozenset(), count, context.shown)
 
 
@@ -126,9 +132,15 @@ def _counts(question: Question, count: int | None) -> Question:
 def parts(text: str, names: Names, context: Context) -> tuple[Question, ...]:
     """The parts of a compound question, each read in ``context``; () when ``text`` asks one thing. A question
     is compound when every part asks (starts as a question or a request, "kv cache is too big, which param
-    limits it" does not), reads clearly, and the parts ask different things."""
+    limits it" does not), reads clearly, and the parts ask different things. A request for more of the last
+    list is one question, as :func:`read` reads it."""
     text = clean_question(text)
-    cut, count = _counted(clauses(text))
+    if _goes_on(text, context):
+        return ()
+    return _parts(text, *_counted(clauses(text)), names, context)
+
+
+def _parts(text: str, cut: list[str], count: int | None, names: Names, context: Context) -> tuple[Question, ...]:
     if len(cut) < 2:
         return ()
     readings = tuple(_counts(_read_text(part, names, context, lang_text=text), count) for part in cut)
