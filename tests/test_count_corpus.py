@@ -254,3 +254,34 @@ def test_more_goes_on_past_the_rows_one_answer_lists() -> None:
     assert listed("most", conversation.ask("list the 60 hottest functions").markdown) == MAX_ROWS
     more = conversation.ask("next 5").markdown
     assert [int(r) for r in _RANK.findall(more)] == [51, 52, 53, 54, 55] and "That was all" not in more
+
+
+def test_more_goes_on_with_a_functions_callers_and_callees() -> None:
+    """A caller list cut at its rows goes on ("show me 5 more"); the table's own rows are what "the second one"
+    counts, and "Show me 5 more" is offered only while rows are left."""
+    from explainer.explain.answers.followups import MORE, follow_ups
+
+    conversation = Conversation(
+        named_profile("real:pyroscope-og_apache-2.0/cpu-big.pprof"), settings=OFFLINE, mode="offline"
+    )  # runtime.mallocgc has 14 callers
+    first = conversation.ask("who calls runtime.mallocgc").markdown
+    callers = re.findall(r"^\| `([^`]+)` \| ", first, re.MULTILINE)
+    assert len(callers) == 10 and follow_ups(conversation.context)[0] == MORE
+    assert conversation.read("and the second one?").subject.name == callers[1]
+    more = conversation.ask("show me 5 more").markdown
+    assert "**Callers of `runtime.mallocgc`**, ranks 11 to 14:" in more
+    assert not set(re.findall(r"^\| `([^`]+)` \| ", more, re.MULTILINE)) & set(callers)
+    assert MORE not in follow_ups(conversation.context)  # all 14 shown
+    assert "That was all" in conversation.ask("next 5").markdown
+    few = conversation.ask("what does sort.Search call").markdown  # four rows: nothing left to go on with
+    assert "**What is called by `sort.Search`**" in few and MORE not in follow_ups(conversation.context)
+
+
+def test_more_is_not_offered_after_a_list_of_every_function() -> None:
+    from explainer.explain.answers.followups import MORE, follow_ups
+
+    conversation = Conversation(named_profile("gpu"), settings=OFFLINE, mode="offline")  # 10 functions with self
+    conversation.ask("what uses the most gpu memory? top 20")
+    assert MORE not in follow_ups(conversation.context)
+    conversation.ask("what uses the most gpu memory? top 3")
+    assert follow_ups(conversation.context)[0] == MORE

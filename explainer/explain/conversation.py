@@ -27,7 +27,7 @@ from explainer.explain.answers.offline import OfflineExplainer
 from explainer.explain.answers.suggest import suggestions
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
-from explainer.explain.history import History, after
+from explainer.explain.history import History
 from explainer.explain.llm.settings import LlmSettings
 from explainer.explain.question.compound import split
 from explainer.explain.question.intake import MAX_PASTE_CHARS, MAX_QUESTION_CHARS, Asked, take
@@ -131,10 +131,6 @@ class Conversation:
     def read(self, question: str) -> Question:
         """How a question is read in this conversation (its follow-ups refer to earlier answers)."""
         return read(question, self.ctx.subjects, self.context)
-
-    def remember(self, q: Question, focus: str | None, ranking: tuple[str, ...] = (), shown: int = 0) -> None:
-        """What the next question may refer back to: this answer's subject or focus, its ranking, its language."""
-        self.context = after(self.context, q, focus, ranking, shown)
 
     def offline_answer(self, q: Question, notice: str | None = None, model_error: str = "") -> Iterator[str]:
         """The offline explainer's answer to ``q`` (a compound question part by part), with ``notice`` above it."""

@@ -12,13 +12,21 @@ MAX_HISTORY_TURNS = 4
 MAX_HISTORY_ANSWER_CHARS = 3_000
 
 
-def after(context: Context, q: Question, focus: str | None, ranking: tuple[str, ...] = (), shown: int = 0) -> Context:
+def after(
+    context: Context,
+    q: Question,
+    focus: str | None,
+    ranking: tuple[str, ...] = (),
+    shown: int = 0,
+    left: bool = False,
+) -> Context:
     """What the next question may refer back to: this answer's subject or focus, its ranking, its language, and
-    how many ranks of its list it showed (0: it showed no ranked list, so "show me more" has nothing to go on)."""
+    how many ranks of its list it showed (0: it showed no ranked list, so "show me more" has nothing to go on)
+    and whether more may follow them."""
     topic = q.subject if q.subject is not None and q.subject.kind != "missing" else None
     if focus is not None and (topic is None or topic.kind == "function"):
         topic = Subject("function", focus, "focus")
-    return Context(topic or context.topic, ranking or context.ranking, q.lang, q.intent, shown)
+    return Context(topic or context.topic, ranking or context.ranking, q.lang, q.intent, shown, left)
 
 
 class History:

@@ -63,7 +63,8 @@ def respond(asked: Asked, way: Route, host: Host, settings: LlmSettings) -> Gene
     for i, part in enumerate(asked.parts or (asked.question,)):
         q = part if i == 0 else read(part.text, host.ctx.subjects, context)
         results.append(host.offline.answer(q))
-        context = after(context, q, results[-1].focus, results[-1].ranking, results[-1].shown)
+        last = results[-1]
+        context = after(context, q, last.focus, last.ranking, last.shown, last.left)
     for other in results[1:]:
         results[0].grounding.merge(other.grounding)
     # the answer's own grounding holds every number it formatted: checking against it is a

@@ -44,5 +44,5 @@ def follow_ups(context: Context, limit: int = 4) -> list[str]:
     if context.topic is None:  # nothing for "it" to refer to
         nexts = tuple(i for i in nexts if i not in ("callers", "meaning"))
     tr = translations(context.lang)
-    more = [tr.gettext(MORE)] if context.shown and context.intent in CONTINUED else []
+    more = [tr.gettext(MORE)] if context.left and context.intent in CONTINUED else []
     return [*more, *(tr.gettext(QUESTIONS[i]) for i in nexts if i != context.intent)][:limit]

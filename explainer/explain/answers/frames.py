@@ -280,11 +280,24 @@ def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     from explainer.analysis.sandwich import ENTRY, SELF  # the sandwich's pseudo-rows: loaded with a neighbours answer
 
     ctx = w.ctx
-    sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], w.rows(10)))
+    asked = w.rows(10)
+    # one row past what is listed tells whether "show me 5 more" has anything to go on with
+    sw: NeighboursResult = answer(ctx.reading, Neighbours(ctx.profile.names[fid], w.offset + asked + 1))
     name, s, t = sw.function.name, sw.function.self, sw.function.total
-    rows = sw.callers if side == "callers" else sw.callees
+    every = sw.callers if side == "callers" else sw.callees
+    rows = every[w.offset : w.offset + asked]
+    if w.offset and not rows:
+        w.all_shown()
+        return name
     values = {"name": w.name(name), "total": w.vp(t), "self": w.v(s)}
-    if side == "callers":
+    first, last = w.offset + 1, w.offset + len(rows)
+    if w.offset:
+        ranks = {"first": w.n(first), "last": w.n(last)}
+        if side == "callers":
+            w.add(w.t("**Callers of {name}**, ranks {first} to {last}:", **values, **ranks), "")
+        else:
+            w.add(w.t("**What is called by {name}**, ranks {first} to {last}:", **values, **ranks), "")
+    elif side == "callers":
         w.add(w.t("**Callers of {name}** (total {total}, self {self}), heaviest first:", **values), "")
     else:
         w.add(w.t("**What is called by {name}** (total {total}, self {self}), heaviest first:", **values), "")
@@ -299,4 +312,8 @@ def _neighbours(w: Writer, fid: int, side: str) -> str | None:
     else:
         note = w.t("`(self)` is what {name} {verb} directly.", name=w.name(name), verb=w.verb)
     w.add("", note)
+    w.rows_cut(len(rows))
+    # "the second one" is this table's second function; "show me more" is offered only while rows are left
+    w.ranked = tuple(r for r, _ in every[:last] if r not in (ENTRY, SELF))
+    w.listed(last, left=len(every) > last)
     return name

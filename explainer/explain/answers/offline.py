@@ -43,6 +43,7 @@ class OfflineAnswer:
     kind: str  # the intent answered
     ranking: tuple[str, ...] = ()  # the functions the answer ranked, for "the second one"
     shown: int = 0  # the last rank of the list it showed, for "show me 3 more"
+    left: bool = False  # ranks may follow it: "Show me 5 more" is offered
 
 
 class OfflineExplainer:
@@ -114,7 +115,7 @@ class OfflineExplainer:
             )
         focus = self._dispatch(w, q)
         self._scope(w)
-        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, ranking, w.shown)
+        return OfflineAnswer(w.markdown(), focus, w.g, q.intent, w.ranked or ranking, w.shown, w.left)
 
     def _scope(self, w: Writer) -> None:
         """The scope line of an answer that states a size: what the bytes are, and the frames that

@@ -60,16 +60,12 @@ def _sites(w: Writer) -> None:
         w.add(f"- {w.name(name)}: {w.vp(value)}" + (f", {w.t(label)}" if label else ""))
 
 
-def _more(w: Writer, rows: tuple[Fn, ...], order: str) -> str | None:
-    """ "show me 3 more": the ranks after the ``w.offset`` the last answer showed, by self or by total."""
+def _more(w: Writer, rows: tuple[Fn, ...], order: str, asked: int) -> str | None:
+    """ "show me 3 more": the ranks after the ``w.offset`` the last answer showed, by self or by total
+    (``rows``: the ranking's first ``asked``, or all there are)."""
     shown = rows[w.offset :]
     if not shown:
-        w.add(
-            w.t(
-                "That was all: the list above showed every function there is to rank ({count}).",
-                count=w.n(w.offset),
-            )
-        )
+        w.all_shown()
         return None
     first, last = w.offset + 1, w.offset + len(shown)
     if order == "self":
@@ -82,15 +78,16 @@ def _more(w: Writer, rows: tuple[Fn, ...], order: str) -> str | None:
             ["#", w.t("function"), w.t("total"), w.t("share"), w.t("self")],
             [[w.n(i), w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for i, r in enumerate(shown, first)],
         )
-    w.shown = last
+    w.listed(last, left=len(rows) == asked)
     w.rows_cut(len(shown))
     return shown[0].name
 
 
 def most(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Most(w.offset + w.rows(Most.limit)))  # at most MAX_ROWS more
+    asked = w.offset + w.rows(Most.limit)  # at most MAX_ROWS more
+    result = answer(w.ctx.reading, Most(asked))
     if w.offset:
-        return _more(w, result.rows, "self")
+        return _more(w, result.rows, "self", asked)
     top = result.biggest
     if top is None:
         return None
@@ -127,15 +124,16 @@ def most(w: Writer) -> str | None:
                 share=w.p(sum(r.self for r in rows)),
             ),
         )
-    w.shown = len(rows)
+    w.listed(len(rows), left=len(rows) == asked)
     w.rows_cut(len(rows))
     return top.name
 
 
 def responsible(w: Writer) -> str | None:
-    result = answer(w.ctx.reading, Responsible(w.offset + w.rows(Responsible.limit)))
+    asked = w.offset + w.rows(Responsible.limit)
+    result = answer(w.ctx.reading, Responsible(asked))
     if w.offset:
-        return _more(w, result.rows, "total")
+        return _more(w, result.rows, "total", asked)
     row = result.responsible
     if row is None:
         return most(w)
@@ -187,7 +185,7 @@ def responsible(w: Writer) -> str | None:
             [w.t("function"), w.t("total"), w.t("share"), w.t("self")],
             [[w.name(r.name), w.v(r.total), w.p(r.total), w.v(r.self)] for r in result.rows],
         )
-    w.shown = len(result.rows)
+    w.listed(len(result.rows), left=len(result.rows) == asked)
     w.rows_cut(len(result.rows))
     return row.name
 

@@ -39,6 +39,8 @@ class Writer:
         self.asked_rows = asked_rows  # how many functions the question asked for ("the top 3"), if it said
         self.offset = offset  # "show me 3 more": the ranks the last answer showed, which this one goes on after
         self.shown = 0  # the last rank of the ranked list this answer shows (0: none), for "show me more"
+        self.left = False  # ranks may follow the last one shown: "Show me 5 more" is offered
+        self.ranked: tuple[str, ...] = ()  # the functions its own list ranked, when "the second one" means its row
         self.orientation = orientation  # where the reader's graph draws its root: "above"/"below" follow it
         self._tr = translations(lang)
         self.g = Grounding(ctx.unit)
@@ -50,6 +52,19 @@ class Writer:
         """How many functions a ranked answer lists: what the question asked for, else ``default``; at most
         :data:`~explainer.explain.question.counts.MAX_ROWS` (:meth:`rows_cut` says so)."""
         return min(self.asked_rows or default, MAX_ROWS)
+
+    def listed(self, last: int, left: bool) -> None:
+        """The answer's ranked list ends at rank ``last``; ``left``: more ranks may follow it."""
+        self.shown, self.left = last, left
+
+    def all_shown(self) -> None:
+        """The answer to "show me more" when the last list had nothing left after its ``offset`` ranks."""
+        self.add(
+            self.t(
+                "That was all: the list above showed every function there is to rank ({count}).",
+                count=self.n(self.offset),
+            )
+        )
 
     def rows_cut(self, shown: int) -> None:
         """The line a ranked answer of ``shown`` rows ends with when the question asked for more than an

@@ -52,6 +52,7 @@ class Context:
     lang: str = "en"
     intent: str | None = None  # what the last question asked
     shown: int = 0  # how many ranks of its list the last answer showed: "show me 3 more" goes on from there
+    left: bool = False  # whether more ranks may follow them: "Show me 5 more" is offered
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +99,9 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     return replace(_counts(_read_text(" ".join(cut), names, context, lang_text=text), count), text=text)
 
 
-CONTINUED = frozenset({"most", "responsible"})
+CONTINUED = frozenset({"most", "responsible", "callers", "callees"})
 """The answers whose ranked list "show me more" goes on with."""
+_OF_THE_TOPIC = frozenset({"callers", "callees"})  # lists of one function's neighbours: more of the same function
 
 
 def _goes_on(text: str, context: Context) -> bool:
@@ -113,7 +115,8 @@ def _more(text: str, context: Context) -> Question:
     typed = words(text)
     lang = lexicon().language(typed, context.lang)
     count = more_asked(typed)
-    return Question(text, lang, context.intent, FOLLOW_UP_SCORE, None, None, frozenset(), count, context.shown)
+    subject = context.topic if context.intent in _OF_THE_TOPIC else None
+    return Question(text, lang, context.intent, FOLLOW_UP_SCORE, None, subject, frozenset(), count, context.shown)
 
 
 def _counted(cut: list[str]) -> tuple[list[str], int | None]:
