@@ -148,6 +148,8 @@ def _parts(text: str, cut: list[str], count: int | None, names: Names, context: 
         return ()
     readings = tuple(_counts(_read_text(part, names, context, lang_text=text), count) for part in cut)
     asked = {(r.intent, r.subject.label if r.subject else "") for r in readings}
+    if len({r.intent for r in readings}) == 1 and any(r.subject is None for r in readings):
+        return ()  # "is that something to care about or can I skip it": one question, asked twice
     asking = all(_asks(part, listed=":" in cut[0]) for part in cut)
     sure = all(r.intent not in ("unknown", "help") and r.score >= FOLLOW_UP_SCORE for r in readings)
     return readings if asking and sure and len(asked) == len(readings) else ()
@@ -257,7 +259,8 @@ _WANTS_TO_KNOW = re.compile(
 
 def _read(text: str, names: Names, context: Context, *, lang_text: str, background: str = "") -> Question:
     lex = lexicon()
-    explicit = subjects.explicit(text, names)
+    # "what's slow in this ruby service": the scene of the question, not a frame that happens to be called `service`
+    explicit = subjects.explicit(_SCENE.sub(" ", text), names)
     unnamed = subjects.without_names(text, keep_quoted=explicit is None)
     typed = words(unnamed)
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
@@ -287,12 +290,20 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
         subject = _implicit(tokens, text, found, names, context)
     if subject is None and background:
         subject = _lent(background, tokens, found, names, context, implicit=True)
+    if context.topic is not None and context.topic.kind == "function" and _TO_IT_FROM.search(text):
+        subject = context.topic  # "the path to it from Thread.run": it is where the path leads; Thread.run is on it
     if subject is not None:
         at = subject.at if subject.at >= 0 else _pronoun_at(text)  # "which code calls it?": where "it" stands
         if at >= 0:
             _direct(text, at, found)
-    if subject is None and context.topic is not None and subjects.refers_back(tokens, found):
+    if (
+        subject is None
+        and context.topic is not None
+        and (subjects.refers_back(tokens, found) or subjects.names_topic(tokens, context.topic))
+    ):
         subject = context.topic
+        if _pronoun_at(text) >= 0:  # "whats it calling": it is the caller
+            _direct(text, _pronoun_at(text), found)
     scores = _scores(set(found), subject)
     if subject is not None and subject.how == "fuzzy":
         # a loose description must do better than the question read without it: "where does the cpu of the
@@ -376,11 +387,27 @@ _ACTIVE_BEFORE = lazy(
 )
 _ACTIVE_AFTER = lazy(r"^\S*\s+(?:\w+\s+){0,3}?(?:calls?|invokes?|calling|roept|aanroept)\b")
 _THIS = r"(?:it|this|that)(?:\s+(?:one|function|frame|method))?"
-_PRONOUN_CALLS = lazy(rf"\b(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)\b", re.I)
+# "what does it call", "whats it calling": the pronoun is the caller
+_PRONOUN_CALLS = lazy(
+    rf"\b(?:(?:does|do|did)\s+{_THIS}\s+(?:call|invoke)|(?:is|s)\s+{_THIS}\s+(?:calling|invoking))\b", re.I
+)
 _CALLS_PRONOUN = lazy(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invoke)\s+{_THIS}\b", re.I)
 _PLURAL_AFTER = lazy(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
+_SCENE = lazy(
+    r"\b(?:in|on|of|for|from|op|van|voor)\s+(?:this|our|my|the|that|deze|dit|onze|ons|mijn|de|het)\s+(?:[\w.-]+\s+)?"
+    r"(?:service|app|application|server|box|machine|pod|container|job|worker|process|program|script|broker|host|"
+    r"cluster|deployment|applicatie|dienst|proces)\b",
+    re.I,
+)
+# a path to what the last answer was about, from somewhere named on the way ("how do we get there from <module>")
+_TO_IT_FROM = lazy(
+    r"\b(?:(?:get|gets|getting|got|come|comes|end up|ends up|arrive|arrives)\s+there|to\s+(?:it|that|this)"
+    r"(?:\s+one)?|daar(?:heen)?\s+(?:komen|komt|belanden|beland)|erheen|ernaartoe|daarnaartoe)\b"
+    r".*\b(?:from|vanaf|vanuit)\b",
+    re.I,
+)
 _PRONOUN = lazy(r"\b(?:it|this one|that one|this function|that function|this frame|that frame|hem|dat|dit)\b", re.I)
 
 

@@ -51,6 +51,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("most", 1.6, USE, RESOURCE),
     _s("most", 2.4, _any("what", "whatis"), "most", subject="none"),
     _s("most", 1.2, "most", subject="none"),
+    _s("most", 2.4, _any("what", "whatis", "where"), "slow", subject="none"),  # "what is slow here"
     # "wie gebruikt het meeste geheugen": "wie gebruikt X" asks for X's callers, but with no X it asks who uses most
     _s("most", 3.8, "callers", "most", RESOURCE, subject="none"),
     # what is responsible
@@ -101,6 +102,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("function", 2.0, "about", subject="frame"),
     _s("function", 1.4, _any("what", "whatis", "how"), subject="frame"),
     _s("function", 1.2, subject="frame"),
+    _s("function", 3.3, "why", _any("most", "use"), subject="function"),  # "waarom kost die zoveel?": its numbers
     _s("category", 3.3, _any("howmuch", "use", "overall", "most"), subject="concept"),
     _s("category", 1.3, subject="concept"),
     _s("category", 2.6, "why", _any("wide", "most", "use"), subject="concept"),  # "waarom is de kv cache zo groot?"

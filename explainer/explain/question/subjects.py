@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Literal
 
 from explainer.explain.checks.names import NameIndex, normalize
@@ -390,7 +391,12 @@ def ordinal(tokens: list[str], question: str) -> int | None:
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         before = tokens[i - 1] if i else ""
-        if after in _ORDINAL_NOUNS or before in ("the", "de", "het", "number", "nummer", "and", "en"):
+        # "3rd?" alone is one too: a question of one word that is an ordinal can only count
+        if (
+            after in _ORDINAL_NOUNS
+            or before in ("the", "de", "het", "number", "nummer", "and", "en")
+            or len(tokens) == 1
+        ):
             return n
     return None
 
@@ -485,7 +491,15 @@ _DUTCH_TAIL = {
     "aan", "negeren", "overslaan", "doet", "doen", "eigenlijk", "uit", "weg", "ook", "zo", "precies", "dan",
     "nou", "eens", "allemaal", "hier", "daar", "wel", "niet", "nog", "zijn", "is", "in", "veilig", "gewoon",
     "kleiner", "smaller", "sneller", "faster", "lager", "lower", "down", "omlaag", "minder", "less",
+    "skippen", "vergeten", "wegfilteren", "verbergen", "zoveel",
 }  # fmt: skip
+
+
+def names_topic(tokens: list[str], topic: Subject) -> bool:
+    """ "wtf is that regex??" after an answer about ``java/util/regex/Pattern$Slice.match``: a demonstrative before a
+    word of the topic's own name points at the topic."""
+    name = topic.name.casefold()
+    return any(a in _DEMONSTRATIVES and len(b) >= 3 and b in name for a, b in pairwise(tokens))
 
 
 _POINTERS = frozenset(
