@@ -19,6 +19,7 @@ from explainer.explain.answers.writer import Writer
 from explainer.explain.checks.verify import Grounding
 from explainer.explain.context import ProfileContext
 from explainer.explain.question.reader import Question
+from explainer.explain.question.scope import OUTSIDE
 from explainer.explain.question.signatures import WEAK
 from explainer.knowledge.visibility import NEAR_EMPTY_BYTES, Budget, audit
 from explainer.queries import Responsible, answer
@@ -162,13 +163,18 @@ class OfflineExplainer:
         if kind == "help" or not q.text:  # an empty question gets the suggestions
             return help_text(w, unknown=False)
         if kind == "unknown" and subject is None:  # never the menu alone: what stands out, then the menu
-            w.add(
-                w.t(
+            if OUTSIDE in q.concepts:  # "write me a terraform module", "restart the broker"
+                lead = w.t(
+                    "_That is not something this profile can answer: I read the loaded profile, its frames and "
+                    "their numbers, and nothing else. Here is what stands out in it; the questions I can answer "
+                    "follow._"
+                )
+            else:
+                lead = w.t(
                     "_I did not recognise that question, so here is what stands out in this profile; "
                     "the questions I can answer follow._"
-                ),
-                "",
-            )
+                )
+            w.add(lead, "")
             focus = assess.assess(w)
             w.add("")
             help_text(w, unknown=False)

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from explainer import knowledge
-from explainer.explain.question import subjects
+from explainer.explain.question import scope, subjects
 from explainer.explain.question.clauses import clauses
 from explainer.explain.question.counts import continues, count_in, more_asked, only_a_count
 from explainer.explain.question.lexicon import lexicon, words
@@ -90,6 +90,9 @@ def read(question: str, names: Names, context: Context = Context()) -> Question:
     text = clean_question(question)
     if _goes_on(text, context):
         return _more(text, context)
+    if scope.outside(text):  # "write me a terraform module": the menu, not the numbers of `<module>`
+        lang = lexicon().language(words(text), context.lang)
+        return Question(text, lang, "unknown", 0.0, None, None, frozenset({scope.OUTSIDE}))
     cut, count = _counted(clauses(text))
     asked = _parts(text, cut, count, names, context)
     if asked:
@@ -138,7 +141,7 @@ def parts(text: str, names: Names, context: Context) -> tuple[Question, ...]:
     limits it" does not), reads clearly, and the parts ask different things. A request for more of the last
     list is one question, as :func:`read` reads it."""
     text = clean_question(text)
-    if _goes_on(text, context):
+    if _goes_on(text, context) or scope.outside(text):
         return ()
     return _parts(text, *_counted(clauses(text)), names, context)
 
@@ -265,6 +268,12 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     typed = words(unnamed)
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
+    span = _FROM_TO.search(text) if explicit is not None and "chain" in found else None
+    if span is not None and explicit is not None and explicit.at < span.start(1):
+        # "full chain from Thread.run to Pattern$GroupTail.match": the path leads to the second name
+        target = subjects.explicit(text[span.start(1) :], names)
+        if target is not None and target.kind == "function":
+            explicit = replace(target, at=target.at + span.start(1) if target.at >= 0 else -1)
     if explicit is not None and explicit.how == "word" and any(c.startswith("concept:") for c in found):
         # a concept beats a plain word that happens to be a whole label: "kernel frames in this perf profile" is
         # about the kernel, not the root frame `perf`
@@ -401,6 +410,7 @@ _SCENE = lazy(
     r"cluster|deployment|applicatie|dienst|proces)\b",
     re.I,
 )
+_FROM_TO = lazy(r"\b(?:from|van|vanaf|vanuit)\s+\S+.*?\s(?:to|into|naar|tot)\s+(\S)", re.I)
 # a path to what the last answer was about, from somewhere named on the way ("how do we get there from <module>")
 _TO_IT_FROM = lazy(
     r"\b(?:(?:get|gets|getting|got|come|comes|end up|ends up|arrive|arrives)\s+there|to\s+(?:it|that|this)"

@@ -147,6 +147,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "howto", 3.4, "graph", "label", _any("meaning", "whatis"), subject="none"
     ),  # "what does a bar in the graph mean"
     _s("howto", 2.9, "howto"),
+    _s("howto", 3.9, "ui_click"),  # "where do I click to compare two time ranges": the UI, not a comparison
     _s("howto", 3.7, "grafana_word", _any("how", "why")),
     _s("howto", 2.9, "graph", "grafana_word"),  # "the flame graph in Grafana": about the panel, not the profile
     _s("howto", 1.1, "grafana_word", subject="none"),  # Grafana named in passing decides only when nothing else does
