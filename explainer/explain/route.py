@@ -3,8 +3,9 @@
 Modes: ``offline`` never sends anything; ``llm`` uses the configured model; ``auto`` uses the
 model when one is configured. Questions about pods, namespaces and services go to the cluster desk
 of a server source (on a file, they get "a file has none"). Settings and "where is the rest?" are
-answered from the facts and the visibility audit, also when a model is configured (``auto``); a
-conversation grows no longer than :data:`MAX_QUESTIONS` model answers.
+answered from the facts and the visibility audit, also when a model is configured (``auto``), and so
+are questions the profile cannot answer; a conversation grows no longer than :data:`MAX_QUESTIONS` model
+answers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from explainer.explain.answers.language import N_
 from explainer.explain.question.intake import Asked
+from explainer.explain.question.scope import OUTSIDE
 
 if TYPE_CHECKING:
     from explainer.explain.cluster import ClusterDesk
@@ -51,7 +53,10 @@ def route(
         reply = desk.answer(asked.text) if desk is not None else file_answer(asked.text)
         if reply is not None:
             return Route("cluster", reply)
-    if not wants_model(mode, available) or (asked.question.intent in OFFLINE_INTENTS and mode != "llm"):
+    # a question the profile cannot answer ("write me a terraform module", an injection with nothing after it)
+    # is told so offline: it is not worth a model's tokens, and its text never reaches the model
+    offline_asked = asked.question.intent in OFFLINE_INTENTS or OUTSIDE in asked.question.concepts
+    if not wants_model(mode, available) or (offline_asked and mode != "llm"):
         return Route("offline")
     if not available:
         return Route("offline", notice=N_("No model is configured, so the offline explainer answered."))
