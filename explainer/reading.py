@@ -19,7 +19,7 @@ from explainer.analysis.filters import TRAMPOLINE
 from explainer.analysis.functions import TopRow, ranked
 from explainer.analysis.summary import Summary
 from explainer.knowledge import CategoryShare, Caveat, Site
-from explainer.knowledge.classify import ALLOCATOR, INTERPRETER, OTHER, UNRESOLVED
+from explainer.knowledge.classify import ALLOCATOR, IDLE, INTERPRETER, OTHER, UNRESOLVED
 from explainer.model import Profile, once_per_profile
 from explainer.symbols import Symbol, decode, guess_runtime
 
@@ -80,12 +80,13 @@ class Start:
 
     ``why``: ``biggest`` (the biggest consumer is application code itself), ``site`` (it is the
     allocator; the allocation site that asked most), ``caller`` (it is runtime code or noise; the
-    nearest application frame below it on its heaviest chain, with the value on that chain).
+    nearest application frame below it on its heaviest chain, with the value on that chain), ``busy`` (it is
+    idle time, waiting with nothing to run: the application frame with the most self).
     """
 
     name: str
     value: int
-    why: Literal["biggest", "site", "caller"]
+    why: Literal["biggest", "site", "caller", "busy"]
     biggest: str  # the biggest consumer it stands for
 
 
@@ -292,9 +293,14 @@ def _start(biggest: TopRow | None, sites: tuple[Site, ...], summary: Summary, ru
     """One rule: the application frame that asked. The biggest consumer when it is application code;
     for the allocator, the allocation site that asked most; for other runtime code or noise, the
     nearest application frame below it on its heaviest chain (walked only then: a report that wants
-    more chains, the handoff's, asks for this one in the same walk)."""
+    more chains, the handoff's, asks for this one in the same walk); for idle time, the application frame with
+    the most self."""
     if biggest is None:
         return None
+    if knowledge.classify(biggest.name) == IDLE:  # Node's (idle) on top of a wall-clock profile: waiting is not work
+        busy = next((r for r in summary.top_self.rows if _works(r.name, runtime)), None)
+        if busy is not None:
+            return Start(busy.name, busy.self, "busy", biggest.name)
     if role(biggest.name, runtime) != "app":
         if role(biggest.name, runtime) == "allocator" and sites and role(sites[0].name, runtime) == "app":
             return Start(sites[0].name, sites[0].self, "site", biggest.name)
@@ -304,6 +310,11 @@ def _start(biggest: TopRow | None, sites: tuple[Site, ...], summary: Summary, ru
                 if role(step.name, runtime) == "app":
                     return Start(step.name, step.width, "caller", biggest.name)
     return Start(biggest.name, biggest.self, "biggest", biggest.name)
+
+
+def _works(name: str, runtime: str) -> bool:
+    """Application code that does work (not waiting for it)."""
+    return role(name, runtime) == "app" and knowledge.classify(name) != IDLE
 
 
 def _ignorable(summary: Summary, responsible: TopRow | None, start: Start | None) -> Ignorable:

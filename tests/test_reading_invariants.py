@@ -87,3 +87,29 @@ def test_every_surface_names_the_same_frames_on_every_real_profile(real_dir: Pat
         _check(profile)
         checked += 1
     assert checked >= 35
+
+
+def test_idle_time_is_never_where_to_start() -> None:
+    """Node's `(idle)` tops a wall-clock profile: waiting, which no code change makes smaller. Every surface starts
+    with the code that works most instead, and no list of candidates names idle time."""
+    from conftest import named_profile
+    from explainer.analysis.summary import summarize
+    from explainer.report.analyze import to_text
+
+    idle = Conversation(named_profile("real:pyroscope_agpl-3.0/profile_nodejs"), settings=LlmSettings(), mode="offline")
+    start = idle.ctx.reading.start
+    assert start is not None and (start.why, start.name, start.biggest) == (
+        "busy",
+        "./index.ts:carSearchHandler:31",
+        ":(idle):0",
+    )
+    optimise = idle.ask("where should i start optimising").markdown
+    assert optimise.startswith("**Start with `./index.ts:carSearchHandler:31`")
+    assert "waiting with nothing to run, not work" in optimise and "- `:(idle):0`" not in optimise
+    most = idle.ask("what uses the most cpu").markdown
+    assert "The code that works most is `./index.ts:carSearchHandler:31`" in most and "runtime code" not in most
+    handoff = handoff_markdown(idle.ctx.profile)
+    assert "Start with `./index.ts:carSearchHandler:31`" in handoff and "idle time, waiting, not work" in handoff
+    assert "start with: ./index.ts:carSearchHandler:31" in to_text(summarize(idle.ctx.profile))
+    busy = Conversation(named_profile("real:pyroscope-og_apache-2.0/cpu-js.pb.gz"), settings=LlmSettings())
+    assert "(idle)" not in busy.ask("where should i start optimizing").markdown  # a candidate after the start

@@ -27,6 +27,7 @@ UNRESOLVED = "unresolved"
 INTERPRETER = "interpreter"
 OTHER = "other/application"
 ALLOCATOR = "allocator/driver"
+IDLE = "scheduler"  # waiting for work (an event loop idle, a parked thread): time, not work
 
 FRAMEWORKS = {
     "vllm": "vLLM",

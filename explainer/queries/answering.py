@@ -17,6 +17,7 @@ from explainer import knowledge
 from explainer.analysis.chain import Chain, heaviest_chain
 from explainer.analysis.functions import TopRow, ranked, top
 from explainer.errors import AnalysisError, NoSuchFunctionError
+from explainer.knowledge.classify import IDLE
 from explainer.queries import records as q
 from explainer.queries import shares
 from explainer.queries.common import base, biggest, fn, knobs, named_path, responsible
@@ -174,7 +175,11 @@ def _start(query: q.StartHere, reading: Reading) -> q.Result:
     taken = {start.name, start.biggest} if start is not None else set()
     # the start and the biggest consumer are named on their own: the next candidates are the limit's others
     rows = top(reading.summary.stats, "self", query.limit + len(taken)).rows
-    rest = tuple(fn(reading, r) for r in rows if r.name not in taken and r.self >= SMALL_SHARE * total)
+    rest = tuple(
+        fn(reading, r)
+        for r in rows
+        if r.name not in taken and r.self >= SMALL_SHARE * total and knowledge.classify(r.name) != IDLE
+    )  # idle time is waiting, not a candidate
     return q.StartResult(
         *base(reading),
         start=start,

@@ -257,9 +257,11 @@ def reading_lines(reading: Verdicts, show: Callable[[str], str]) -> list[str]:
         )
     start = reading.start
     if start is not None:
-        why = {"biggest": "the biggest consumer", "site": "the allocation site that asked most"}.get(
-            start.why, "the application code nearest to it"
-        )
+        why = {
+            "biggest": "the biggest consumer",
+            "site": "the allocation site that asked most",
+            "busy": "the code that works most (the biggest consumer is idle time)",
+        }.get(start.why, "the application code nearest to it")
         out.append(f"start with: {show(start.name)} ({vp(start.value)}): {why}")
     ign = reading.ignorable
     if ign.frames:

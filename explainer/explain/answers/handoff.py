@@ -251,6 +251,10 @@ def next_steps(
         name = pen.name(start.name)
         if start.why == "biggest":
             why = pen.t("it is where the most is consumed")
+        elif start.why == "busy":
+            why = pen.t(
+                "it is the code that works most; {name} is idle time, waiting, not work", name=pen.name(start.biggest)
+            )
         else:
             why = pen.t(
                 "it is the application code that asked for what {name} {verb}",

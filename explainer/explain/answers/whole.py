@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.errors import NoSuchFunctionError
+from explainer.explain.answers.language import N_
 from explainer.explain.answers.writer import Writer, cap
 from explainer.queries import ChainTo, Most, Overview, Responsible, Skip, StartHere, UnresolvedShare, answer
 from explainer.queries.answering import SMALL_SHARE
@@ -26,9 +27,28 @@ def _top_rows(w: Writer, rows: tuple[Fn, ...], first: int = 1) -> None:
     )
 
 
+def _idle(w: Writer, top: Fn) -> None:
+    """The top consumer is idle time: waiting with nothing to run, which no code change makes smaller."""
+    w.add(
+        "",
+        w.t(
+            "{name} holds the most by self ({self}), but that is time spent waiting with nothing to run, not work: "
+            "no code change makes it smaller.",
+            name=w.name(top.name),
+            self=w.vp(top.self),
+        ),
+    )
+
+
 def _runtime_note(w: Writer, top: Fn) -> None:
-    """When the top consumer is allocator or native code, point at the code that asked for it."""
+    """When the top consumer is allocator or native code, point at the code that asked for it; when it is idle
+    time, at the code that works most."""
     ctx = w.ctx
+    start = ctx.reading.start
+    if start is not None and start.why == "busy":
+        _idle(w, top)
+        w.add(w.t("The code that works most is {name} ({self} self).", name=w.name(start.name), self=w.vp(start.value)))
+        return
     if top.role == "app":
         return
     try:
@@ -190,20 +210,28 @@ def responsible(w: Writer) -> str | None:
     return row.name
 
 
+_BIGGEST_HEAD = N_(
+    "**Start with {name}: {self} of self, {share} of the total.** Wide bars with high self are the "
+    "candidates, because that is where the {resource} {is_verb}."
+)
+_BUSY_HEAD = N_(
+    "**Start with {name}: {self} of self, {share} of the total, the most of any code that works.** "
+    "Wide bars with high self are the candidates, because that is where the {resource} {is_verb}."
+)
+
+
 def optimise(w: Writer) -> str | None:
     result = answer(w.ctx.reading, StartHere(w.rows(StartHere.limit)))
     start, biggest = result.start, result.biggest
     if start is None or biggest is None:
         return None
-    if start.why == "biggest":
+    if start.why in ("busy", "biggest"):  # its own self is the figure: the biggest consumer's, or the most of any work
+        message = _BUSY_HEAD if start.why == "busy" else _BIGGEST_HEAD
         head = w.t(
-            "**Start with {name}: {self} of self, {share} of the total.** Wide bars with high self are the "
-            "candidates, because that is where the {resource} {is_verb}.",
+            message,
             name=w.name(start.name),
-            self=w.v(biggest.self),
-            share=w.p(biggest.self),
-            resource=w.resource,
-            verb=w.verb,
+            self=w.v(start.value),
+            share=w.p(start.value),
         )
     else:
         head = w.t(
@@ -230,7 +258,9 @@ def optimise(w: Writer) -> str | None:
     knobs = w.knobs(start.name)
     if knobs:
         w.add("", w.t("What changes it:"), "", *(f"- {k}" for k in knobs))
-    if start.why != "biggest":
+    if start.why == "busy":
+        _idle(w, biggest)
+    elif start.why != "biggest":
         w.add(
             "",
             w.t(

@@ -208,6 +208,7 @@ def _start(c: _Collector) -> None:
     why = {
         "biggest": "the biggest self consumer itself",
         "site": "the allocation site that asked most of the biggest (allocator) consumer",
+        "busy": "the application frame with the most self (the biggest self consumer is idle time: waiting, not work)",
     }.get(start.why, "the nearest application frame below the biggest (runtime) consumer")
     item, g = c.fact(f"where to start: {why}", function=c.name(start.name))
     item["value"] = c.vs(g, start.value, start.name)
