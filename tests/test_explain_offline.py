@@ -326,3 +326,27 @@ def test_the_widest_bars_are_the_responsible_question() -> None:
     conversation = Conversation(demo_profile(), settings=OFFLINE, mode="offline")
     read = conversation.read("which 3 functions have the widest bars?")
     assert (read.intent, read.top_n) == ("responsible", 3)
+
+
+@pytest.mark.parametrize(
+    ("key", "question", "says"),
+    [
+        ("real:pyroscope-og_apache-2.0/nodejs-heap.pb.gz", "is this a memory leak?", "One profile cannot show a leak"),
+        ("real:pyroscope-og_apache-2.0/nodejs-heap.pb.gz", "any leaks here", "compare two time ranges in Pyroscope"),
+        ("gpu", "is het een geheugenlek?", "het groeit niet tijdens het serveren"),
+        ("gpu", "do we have a memory leak", "vLLM reserving memory at start-up, by design"),
+        ("real:pyroscope_agpl-3.0/pyspy-1.pb.gz", "memory keeps growing, is it leaking", "does not measure memory"),
+    ],
+)
+def test_a_leak_is_growth_that_one_profile_cannot_show(key: str, question: str, says: str) -> None:
+    """ "Is this a memory leak?" is answered with what one profile can and cannot say, and how to see growth;
+    with a baseline loaded, with what grew."""
+    from conftest import named_profile
+
+    answer = Conversation(named_profile(key), settings=LlmSettings(), mode="offline").ask(question)
+    assert says in answer.markdown and "[unverified]" not in answer.markdown
+
+
+def test_a_leak_asked_with_a_baseline_is_what_grew(demo: Profile) -> None:
+    conv = Conversation(demo, settings=LlmSettings(), mode="offline", baseline=demo)
+    assert conv.ask("is this a memory leak?").markdown == conv.ask("what changed compared with the baseline?").markdown

@@ -96,3 +96,41 @@ def assess(w: Writer) -> str | None:
     for caveat in ctx.caveats[:1]:
         w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
     return focus[0] if focus else None
+
+
+def leak(w: Writer) -> str | None:
+    """ "Is this a memory leak?" with one profile: a leak is growth over time, which one profile cannot show;
+    what it can show is what holds the most, and how to see growth."""
+    ctx = w.ctx
+    if ctx.reading.kind != "bytes":
+        w.add(
+            w.t(
+                "**This profile does not measure memory ({sample_type}), so it cannot show a leak.** Load a memory "
+                "profile (in-use space) of the same process, or ask what uses the most here.",
+                sample_type=w.text(str(ctx.profile.sample_type)),
+            )
+        )
+        return None
+    w.add(
+        w.t(
+            "**One profile cannot show a leak: a leak is memory that keeps growing, and a profile is one moment "
+            "(or one window).** Compare it with an earlier profile of the same process: load that one as the "
+            "baseline, or compare two time ranges in Pyroscope. What grew between them is where to look."
+        )
+    )
+    top = answer(ctx.reading, Most(limit=1)).biggest
+    if top is not None:
+        w.add(
+            "",
+            w.t(
+                "In this profile {name} holds the most: {self} by itself. If a later profile shows it larger under "
+                "the same load, that is the growth to explain.",
+                name=w.name(top.name),
+                self=w.vp(top.self),
+            ),
+        )
+        if ctx.reading.gpu and knowledge.classify(top.name) in ("kv-cache", "weights"):
+            w.add(w.t("That is vLLM reserving memory at start-up, by design: it does not grow while it serves."))
+    for caveat in ctx.caveats[:1]:
+        w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
+    return top.name if top is not None else None

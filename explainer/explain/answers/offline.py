@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer import units
-from explainer.explain.answers import assess, concepts, frames, group, own, self_total
+from explainer.explain.answers import assess, concepts, frames, group, own, reports, self_total
 from explainer.explain.answers.intents import help_text, intent
 from explainer.explain.answers.orientation import FLAME
 from explainer.explain.answers.writer import Writer
@@ -205,6 +205,8 @@ class OfflineExplainer:
             return record.about_one(w, self.ctx.summary.top_self.rows[0].id)
         if kind == "most" and "own_code" in q.concepts:
             return own.most_own(w, language)
+        if kind in ("assess", "overview") and "leak" in q.concepts:  # "is this a memory leak?"
+            return (reports.compare if self.ctx.baseline is not None else assess.leak)(w)
         if record.whole is not None:
             return record.whole(w)
         return help_text(w, unknown=True)
