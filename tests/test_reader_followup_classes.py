@@ -31,6 +31,16 @@ CASES = [
     # a bare ordinal after a ranking
     ("kafka", "hottest methods?", "4th?", "function", "rank:4"),
     ("node", "what uses the most cpu", "2nd?", "function", "rank:2"),
+    ("go", "whats burning the cpu", "the first one?", "function", "rank:1"),  # a rank, not "what to do first"
+    ("go", "whats burning the cpu", "en de eerste?", "function", "rank:1"),
+    # an ordinal of something else is no rank: "for the first time"
+    (
+        "node",
+        "what uses the most cpu",
+        "give me an overview, as if i was looking at this for the first time",
+        "overview",
+        "",
+    ),
     # callers or callees by the pronoun's role
     ("kafka", "how much cpu does recordBean cost", "what is it calling", "callees", RECORD),
     ("kafka", "how much cpu does recordBean cost", "and what's calling it", "callers", RECORD),

@@ -268,6 +268,8 @@ def _read(text: str, names: Names, context: Context, *, lang_text: str, backgrou
     typed = words(unnamed)
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
+    if "first" in found and context.ranking and subjects.ordinal(tokens, text) == 1:
+        found.pop("first")  # "the first one?" after a ranking: a rank, not "what to do first"
     span = _FROM_TO.search(text) if explicit is not None and "chain" in found else None
     if span is not None and explicit is not None and explicit.at < span.start(1):
         # "full chain from Thread.run to Pattern$GroupTail.match": the path leads to the second name

@@ -377,6 +377,12 @@ def concept_in(text: str) -> str | None:
     return ids[0] if ids else None
 
 
+_NOT_RANKED = frozenset(
+    {"time", "times", "keer", "maal", "run", "runs", "request", "requests", "minute", "minutes", "minuut", "minuten",
+     "hour", "hours", "uur", "day", "days", "dag", "dagen", "week", "weeks", "deploy", "release", "step", "stap"}
+)  # fmt: skip
+
+
 def ordinal(tokens: list[str], question: str) -> int | None:
     """1 for "the first one", 2 for "#2", "the second", "de tweede"; None when there is none."""
     m = _NUMBERED.search(question)
@@ -391,6 +397,8 @@ def ordinal(tokens: list[str], question: str) -> int | None:
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         before = tokens[i - 1] if i else ""
+        if after in _NOT_RANKED:  # "for the first time", "de eerste keer": an ordinal of something else
+            continue
         # "3rd?" alone is one too: a question of one word that is an ordinal can only count
         if (
             after in _ORDINAL_NOUNS
