@@ -5,7 +5,8 @@ JSON contract (``schema`` 1): ``unit``, ``sample_type``, ``total``, ``coverage``
 profile's own unit, ordered like pprof: value, then name), ``chain``, ``categories`` (each stack
 attributed to one GPU-memory category: ``category``, ``label``, ``self``, ``share``),
 ``truncation``, and ``reading`` (the profile's one reading, what the chat and the handoff say too:
-``biggest``, ``responsible``, ``start`` with ``why``, ``ignorable``, ``entries``, ``runtime``);
+``biggest``, ``responsible``, ``start`` with ``why`` (``biggest``, ``site``, ``caller`` or ``busy``: the biggest
+consumer is idle time, so the code that works most), ``ignorable``, ``entries``, ``runtime``);
 ``meaning`` (what a value is: cumulative requested bytes, in-use bytes, CPU time), ``counted``
 (frames that count calls in a byte profile, ``name``/``calls``/``stacks``, left out of every total)
 and ``visibility`` (the budget reconciled with the profile, or null).
