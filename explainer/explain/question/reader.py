@@ -406,8 +406,15 @@ _CALLS_PRONOUN = lazy(rf"\b(?:who|what|which\s+\w+)\s+(?:calls|invokes|call|invo
 _PLURAL_AFTER = lazy(r"^\S*\s+(?:\w+\s+){0,2}?aanroepen\b")  # "welke functies X aanroepen": they call X
 
 
+# the words a scene is described with ("this ruby service", "our prod vllm pod"); any other word before the noun
+# may be a frame's own name ("in the tokenizer process")
+_SCENE_WORDS = (
+    r"ruby|python|java|jvm|go|golang|node|nodejs|dotnet|\.net|rust|vllm|kafka|web|api|inference|prod|production|"
+    r"staging|k8s|kubernetes|aks|backend|frontend|grpc|http"
+)
 _SCENE = lazy(
-    r"\b(?:in|on|of|for|from|op|van|voor)\s+(?:this|our|my|the|that|deze|dit|onze|ons|mijn|de|het)\s+(?:[\w.-]+\s+)?"
+    r"\b(?:in|on|of|for|from|op|van|voor)\s+(?:this|our|my|the|that|deze|dit|onze|ons|mijn|de|het)\s+"
+    rf"(?:(?:{_SCENE_WORDS})\s+){{0,2}}"
     r"(?:service|app|application|server|box|machine|pod|container|job|worker|process|program|script|broker|host|"
     r"cluster|deployment|applicatie|dienst|proces)\b",
     re.I,
