@@ -28,6 +28,7 @@ OUTSIDE = [
     "compare prod.yaml with staging.yaml",
     "what's in the latest pytorch release notes",
     "vertaal naar het engels: de kv cache is te groot",
+    "stuur dit naar het team",
 ]
 INSIDE = [
     ("write a summary for the on-call handoff", "handoff"),
@@ -40,7 +41,9 @@ INSIDE = [
     ("compare this profile with the baseline", "compare"),
     ("send me a handoff summary", "handoff"),
     ("where do i click to compare two time ranges", "howto"),
+    ("send me the top 5 functions", "most"),  # sending is asked of the chat, not of a person
 ]
+NAMING_THE_PROFILE = ["how do i install debug symbols", "make the flame graph wider", "how do I write a summary"]
 
 
 @pytest.mark.parametrize("text", OUTSIDE)
@@ -58,3 +61,8 @@ def test_a_profile_question_with_the_same_words_is_read_as_before(text: str, int
     assert not scope.outside(text)
     conv = Conversation(demo_profile(), settings=LlmSettings(), mode="offline", baseline=demo_profile())
     assert conv.read(text).intent == intent
+
+
+@pytest.mark.parametrize("text", NAMING_THE_PROFILE)
+def test_a_sentence_naming_the_profiles_graph_frames_or_summary_is_in_scope(text: str) -> None:
+    assert not scope.outside(text)

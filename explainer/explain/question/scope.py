@@ -25,10 +25,11 @@ _INJECTION = lazy(
     r"(?:and\s+|en\s+|[,.:;]\s*)?",
     re.I,
 )
-# a summary of this profile is what the handoff writes: never out of scope
-_SUMMARY = lazy(
+# a summary of this profile is what the handoff writes, and its graph, frames and symbols are what it holds:
+# a sentence naming them is never out of scope ("how do I install debug symbols", "make the flame graph wider")
+_ABOUT_PROFILE = lazy(
     r"\b(?:summary|summaries|summarise|summarize|handoff|hand-off|report|samenvatting|overdracht|rapport|"
-    r"flame\s*graph|flamegraph|vlamgrafiek)\b",
+    r"flame\s*graph|flamegraph|vlamgrafiek|symbols?|symbolen|debug\s+info\w*|frames?)\b",
     re.I,
 )
 _ARTIFACT = (
@@ -43,7 +44,8 @@ _MAKE = lazy(
 )
 _ACT = lazy(
     r"^(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+|kun\s+je\s+|kan\s+je\s+|wil\s+je\s+|graag\s+)?"
-    r"(?:restart|herstart|reboot|redeploy|roll\s*back|scale\s+(?:up|down|out)|e-?mail|mail|send|stuur|"
+    r"(?:restart|herstart|reboot|redeploy|roll\s*back|scale\s+(?:up|down|out)|e-?mail|mail|"
+    r"(?:send|stuur)\s+(?:[\w-]+\s+){0,3}?(?:to|naar)|"
     r"open\s+(?:a|an|een)\s+(?:jira|ticket|issue|pr|pull)|translate|vertaal|install|installeer|"
     r"zet\s+(?:de|het|een)\s+[\w\s-]+?\s+op\s+\d+)\b",
     re.I,
@@ -58,7 +60,7 @@ _WORLD = lazy(
 _HOW = r"(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|hoe\s+(?:\w+\s+)?(?:ik|we|je))\b"
 _INFRA = lazy(
     rf"{_HOW}.*\b(?:affinity|namespaces?|node\s*pools?|ip\s+(?:allocation|range)|pod\s+ip|kernel\s+versi\w*|"
-    r"cluster\s+autoscaler|ingress|helm|terraform|heap\s+dump|thread\s+dump|kubectl|docker\s+image|image|"
+    r"cluster\s+autoscaler|ingress|helm|terraform|heap\s+dump|thread\s+dump|kubectl|docker\s+image|install\w*|"
     r"autoscal\w+|replicas?)\b",
     re.I,
 )
@@ -84,6 +86,6 @@ def _sentence_outside(sentence: str) -> bool:
     rest = _INJECTION.sub("", sentence).strip(" .,;:!?")
     if not rest:
         return _INJECTION.search(sentence) is not None  # only the injection: nothing is asked
-    if _SUMMARY.search(rest):
+    if _ABOUT_PROFILE.search(rest):
         return False
     return any(p.search(rest) for p in (_MAKE, _ACT, _WORLD, _INFRA, _CONFIG_DIFF)) or _everyday_code(rest)
