@@ -350,3 +350,19 @@ def test_a_leak_is_growth_that_one_profile_cannot_show(key: str, question: str, 
 def test_a_leak_asked_with_a_baseline_is_what_grew(demo: Profile) -> None:
     conv = Conversation(demo, settings=LlmSettings(), mode="offline", baseline=demo)
     assert conv.ask("is this a memory leak?").markdown == conv.ask("what changed compared with the baseline?").markdown
+
+
+def test_a_name_with_a_pipe_is_checked_as_written() -> None:
+    """.NET's local functions (`<<Invoke>g__AwaitRequestTask|6_0>d`) carry a pipe, written `\\|` so that a table
+    stays whole: the check reads it back, so the chain to one is not flagged as naming a frame the profile lacks."""
+    from conftest import named_profile
+
+    conv = Conversation(
+        named_profile("real:pyroscope-og_apache-2.0/cart-service-dotnet-cpu.json"),
+        settings=LlmSettings(),
+        mode="offline",
+    )
+    conv.ask("hottest frames by self time")
+    conv.ask("the 2nd one")
+    chain = conv.ask("whats the path to it").markdown
+    assert "g__AwaitRequestTask\\|6_0" in chain and "[not in this profile]" not in chain

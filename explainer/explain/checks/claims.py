@@ -91,7 +91,9 @@ def _looks_like_symbol(text: str) -> bool:
 
 def name_spans(line: str) -> list[tuple[str, int, int]]:
     """(name, start, end) of every function-looking name: code spans and dotted identifiers."""
-    found = [(m.group(2), m.start(), m.end()) for m in CODE_SPAN.finditer(line) if _looks_like_symbol(m.group(2))]
+    # a name with a pipe (.NET's `<<Invoke>g__AwaitRequestTask|6_0>d`) is written escaped, `\|`, to be safe in a table
+    spans = [(m.group(2).replace("\\|", "|"), m.start(), m.end()) for m in CODE_SPAN.finditer(line)]
+    found = [(name, start, end) for name, start, end in spans if _looks_like_symbol(name)]
     plain = mask(line)
     for m in _DOTTED.finditer(plain):
         word = m.group(1)
