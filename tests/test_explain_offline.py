@@ -366,3 +366,42 @@ def test_a_name_with_a_pipe_is_checked_as_written() -> None:
     conv.ask("the 2nd one")
     chain = conv.ask("whats the path to it").markdown
     assert "g__AwaitRequestTask\\|6_0" in chain and "[not in this profile]" not in chain
+
+
+@pytest.mark.parametrize(
+    ("key", "question", "first_line_has", "first_line_lacks"),
+    [
+        (  # every frame with self is .NET's or a library's: said so, with the team's widest frame
+            "real:pyroscope-og_apache-2.0/cart-service-dotnet-cpu.json",
+            "which of our own code uses the most cpu",
+            "None of the application's own code",
+            "System.Console",
+        ),
+        (
+            "real:pyroscope-og_apache-2.0/cart-service-dotnet-cpu.json",
+            "welke van onze eigen code is verantwoordelijk voor de meeste cpu?",
+            "`cartservice!cartservice.cartstore.RedisCartStore",
+            "ThreadPoolWorkQueue",
+        ),
+        (  # the JDK and a native library are not the team's code
+            "real:pyroscope_agpl-3.0/jfr-kafka-cpu-0.pb.gz",
+            "which of our own java code burns the most cpu",
+            "Of the application's own code",
+            "java/util/regex",
+        ),
+        (  # Go's standard library is not either
+            "real:pyroscope-og_apache-2.0/cpu-big.pprof",
+            "which of our code is responsible for the most cpu",
+            "`github.com/",
+            "`runtime.",
+        ),
+    ],
+)
+def test_our_own_code_leaves_out_the_runtime_and_its_libraries(
+    key: str, question: str, first_line_has: str, first_line_lacks: str
+) -> None:
+    from conftest import named_profile
+
+    answer = Conversation(named_profile(key), settings=LlmSettings(), mode="offline").ask(question).markdown
+    first = answer.split("\n\n", 1)[0]
+    assert first_line_has in first and first_line_lacks not in first, first

@@ -8,6 +8,7 @@ of its own, so no two can disagree.
 from __future__ import annotations
 
 import itertools
+import re
 from functools import singledispatch
 from typing import overload
 
@@ -25,6 +26,7 @@ from explainer.queries.handoff import diff_of, handoff
 from explainer.queries.records import Verdict
 from explainer.reading import Reading
 from explainer.symbols import clean
+from explainer.symbols.model import Symbol
 
 SMALL_SHARE = 0.01  # below 1% of the total a function is rarely worth optimising first
 
@@ -292,18 +294,58 @@ OWN_SCAN = 500  # the heaviest functions by self looked at: the own-code rows ar
 
 @_answer.register
 def _own(query: q.Own, reading: Reading) -> q.Result:
-    profile, values = reading.summary.profile, reading.summary.stats.self_values
-    rows: list[q.Fn] = []
-    for fid in np.argsort(-values, kind="stable")[:OWN_SCAN].tolist():
-        if values[fid] <= 0 or len(rows) >= query.limit:
-            break
-        name = profile.names[fid]
-        if reading.role(name) != "app":
-            continue
-        if query.language is not None and reading.symbol(name).language != query.language:
-            continue
-        rows.append(function(reading, name))
-    return q.OwnResult(*base(reading), rows=tuple(rows), biggest=biggest(reading))
+    stats = reading.summary.stats
+    values = stats.total_values if query.by_total else stats.self_values
+    entries = {e.name for e in reading.entries}  # every stack passes through them: never "our code's" answer
+    candidates = [
+        name
+        for fid in np.argsort(-values, kind="stable")[:OWN_SCAN].tolist()
+        if values[fid] > 0
+        and reading.role(name := reading.summary.profile.names[fid]) == "app"
+        and name not in entries
+        and (query.language is None or reading.symbol(name).language == query.language)
+    ]
+    # the platform's own libraries (System.*, java.*, Go's standard library, node_modules) are not the team's code
+    own = [name for name in candidates if not platform_code(reading.symbol(name))]
+    rows = tuple(function(reading, name) for name in own[: query.limit])
+    return q.OwnResult(*base(reading), rows=rows, biggest=biggest(reading))
+
+
+_PLATFORM = {
+    # .NET's own assemblies, and the libraries nearly every service loads (gRPC, protobuf, Redis, JSON, logging)
+    "dotnet": (
+        "System", "Microsoft", "mscorlib", "netstandard", "Grpc.", "Google.", "StackExchange.", "Pipelines.",
+        "Newtonsoft.", "Serilog", "NLog", "Npgsql", "Polly", "Azure.", "AWSSDK",
+    ),
+    "java": ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala."),
+}  # fmt: skip
+# the first path element of Go's standard library packages (a module of one's own may also lack a dot)
+_GO_STANDARD = frozenset(
+    {"archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto", "database", "debug", "embed",
+     "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image", "index", "internal", "io", "iter",
+     "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp", "runtime", "slices", "sort",
+     "strconv", "strings", "sync", "syscall", "testing", "text", "time", "unicode", "unique", "unsafe", "vendor",
+     "weak"}
+)  # fmt: skip
+_NATIVE_LIBRARY = re.compile(r"\.so(?:\.[\d.]+)?$|\.so\b|^vdso\b|^\[", re.I)
+
+
+def platform_code(sym: Symbol) -> bool:
+    """A frame of the runtime's own libraries or of a dependency, as far as its label tells: .NET's System and
+    Microsoft assemblies and the libraries nearly every service loads, the JDK, Go's standard library, node_modules,
+    Ruby gems, Python's site-packages, shared libraries and the kernel."""
+    package, language = sym.package, sym.language
+    if sym.kind in ("address", "native") or _NATIVE_LIBRARY.search(sym.raw):
+        return True  # a shared library or the kernel's vdso: not code the team wrote
+    if language in _PLATFORM:
+        return package.startswith(_PLATFORM[language]) or package in ("java", "javax", "System", "Microsoft")
+    if language == "go":
+        return package.split("/")[0] in _GO_STANDARD
+    if language in ("js", "ruby"):
+        return bool(package)  # a node_modules package or a gem
+    if language == "python":
+        return "site-packages" in sym.file or "/lib/python" in sym.file
+    return False
 
 
 @_answer.register

@@ -91,10 +91,12 @@ class Group:
 
 @dataclass(frozen=True)
 class Own:
-    """What uses the most among the application's own frames (of one language when ``language`` is given)."""
+    """What uses the most among the application's own frames (of one language when ``language`` is given): by
+    self, or (``by_total``) the widest of them, what "which of our code is responsible" asks."""
 
     language: str | None = None
     limit: int = 5
+    by_total: bool = False
 
 
 @dataclass(frozen=True)
@@ -294,7 +296,7 @@ class BreakdownResult(Base):
 
 @dataclass(frozen=True)
 class OwnResult(Base):
-    rows: tuple[Fn, ...]  # application frames with self, the biggest first
+    rows: tuple[Fn, ...]  # application frames, the biggest by self (or by total) first
     biggest: Fn | None  # the biggest consumer over the whole profile
 
     @property

@@ -203,6 +203,8 @@ class OfflineExplainer:
             return frames.function(w, fid)
         if record.about_one is not None and kind not in ("skip", "responsible"):
             return record.about_one(w, self.ctx.summary.top_self.rows[0].id)
+        if kind == "responsible" and "own_code" in q.concepts:  # "which of OUR code is responsible"
+            return own.responsible_own(w, language)
         if kind == "most" and "own_code" in q.concepts:
             return own.most_own(w, language)
         if kind in ("assess", "overview") and "leak" in q.concepts:  # "is this a memory leak?"

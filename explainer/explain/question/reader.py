@@ -262,9 +262,11 @@ _WANTS_TO_KNOW = re.compile(
 
 def _read(text: str, names: Names, context: Context, *, lang_text: str, background: str = "") -> Question:
     lex = lexicon()
-    # "what's slow in this ruby service": the scene of the question, not a frame that happens to be called `service`
-    explicit = subjects.explicit(_SCENE.sub(" ", text), names)
-    unnamed = subjects.without_names(text, keep_quoted=explicit is None)
+    # "what's slow in this ruby service", "the heap in this snapshot": the scene of the question, not a frame that
+    # happens to be called `service` or `(*GoSpy).Snapshot`
+    scene_free = _SCENE.sub(" ", text)
+    explicit = subjects.explicit(scene_free, names)
+    unnamed = subjects.without_names(scene_free, keep_quoted=explicit is None)
     typed = words(unnamed)
     tokens = lex.joined(lex.spelled(lex.strip_politeness(typed)))
     found = lex.concepts(tokens)
@@ -416,7 +418,7 @@ _SCENE = lazy(
     r"\b(?:in|on|of|for|from|op|van|voor)\s+(?:this|our|my|the|that|deze|dit|onze|ons|mijn|de|het)\s+"
     rf"(?:(?:{_SCENE_WORDS})\s+){{0,2}}"
     r"(?:service|app|application|server|box|machine|pod|container|job|worker|process|program|script|broker|host|"
-    r"cluster|deployment|applicatie|dienst|proces)\b",
+    r"cluster|deployment|applicatie|dienst|proces|snapshot|dump|capture|recording|opname)\b",
     re.I,
 )
 _FROM_TO = lazy(r"\b(?:from|van|vanaf|vanuit)\s+\S+.*?\s(?:to|into|naar|tot)\s+(\S)", re.I)
