@@ -18,6 +18,7 @@ from explainer.explain import Conversation, LlmSettings
 
 PATHS = {
     "kafka": "pyroscope_agpl-3.0/jfr-kafka-cpu-0.pb.gz",
+    "kafka-alloc": "pyroscope_agpl-3.0/jfr-kafka-alloc-tlab-bytes-0.pb.gz",
     "node": "pyroscope_agpl-3.0/profile_nodejs",
     "cpp": "google-pprof_apache-2.0/cppbench.contention.pb.gz",
     "python": "pyroscope_agpl-3.0/pyspy-1.pb.gz",
@@ -64,6 +65,12 @@ CASES = [
     ("python", "what's the total", "what is slow here", "most", ""),
     ("node", "what's the total", "wat is hier traag", "most", ""),
     ("ruby", "what's the total", "what's taking so long", "most", ""),
+    # found trying the installed product (first sight 4 of 6): waiting is the idle category, "who is allocating"
+    # asks for the top allocators, not what a frame described by "byte arrays" means
+    ("node", "what's the total", "is it mostly waiting?", "category", "concept:scheduler"),
+    ("node", "what's the total", "zit hij vooral te wachten?", "category", "concept:scheduler"),
+    ("kafka-alloc", "what's the total", "who is allocating all those byte arrays", "most", ""),
+    ("kafka-alloc", "what's the total", "whos allocating the strings", "most", ""),
 ]
 
 
