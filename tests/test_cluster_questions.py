@@ -200,7 +200,9 @@ def test_a_pod_named_as_the_scene_asks_about_its_functions_and_a_count_is_honour
     assert "uses the most GPU memory" not in answer  # not the pods' ranking
     assert "Inside `vllm` the 2 biggest by self (236.0 GB in all):" in answer  # only two functions have self
     assert f"- `{KV}`: 180.0 GB self (76.3%)" in answer
+    server.seen.clear()
     dutch = ask(server, "wat zijn de 2 grootste functies in vllm-2?")
     assert "Binnen `vllm-2` de 2 grootste op self (74,0 GB in totaal):" in dutch
+    assert pod_merges(server) == ['{k8s_podName="vllm-2"}']  # the pod's merge is fetched once, not per line
     ranked = ask(server, "top 3 pods by memory")
     assert "`vllm-2` uses the most GPU memory: 74.0 GB of 241.0 GB (30.7%)" in ranked

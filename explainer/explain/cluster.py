@@ -282,7 +282,7 @@ class ClusterDesk:
             out.append(_t("next", lang, rest=", ".join(rest)))
         if first.value:
             self.topic = (label, first.value)
-            out.append(self._inside_line((label, first.value), lang))
+            out.append(self._inside_line(self._merge((label, first.value)), first.value, lang))
         return "\n\n".join(x for x in out if x)
 
     def _top_line(self, found: TopByLabel, lang: str) -> str:
@@ -296,15 +296,15 @@ class ClusterDesk:
     def _merge(self, scope: tuple[str, str]) -> Profile:
         return self.client.flame_graph(replace(self.query, selector=with_label(self.selector, *scope)))
 
-    def _inside_line(self, scope: tuple[str, str], lang: str, count: int = 1) -> str:
-        """The biggest function inside ``scope`` by self, or its ``count`` biggest ("the top 3 in vllm-2")."""
-        profile = self._merge(scope)
+    def _inside_line(self, profile: Profile, value: str, lang: str, count: int = 1) -> str:
+        """The biggest function of ``profile`` (the merge inside the label ``value``) by self, or its ``count``
+        biggest ("the top 3 in vllm-2")."""
         stats = function_stats(profile)
         rows = tuple(r for r in top(stats, "self", min(count, MAX_ROWS)).rows if r.self > 0)
         if not rows:
             return ""
         if count > 1:
-            head = _t("inside_top", lang, value=code(scope[1]), n=len(rows), total=self._fmt(profile.total, lang))
+            head = _t("inside_top", lang, value=code(value), n=len(rows), total=self._fmt(profile.total, lang))
             lines = [
                 _t(
                     "inside_row",
@@ -318,7 +318,7 @@ class ClusterDesk:
             return "\n".join([head, "", *lines])
         row = rows[0]
         return _t(
-            "inside", lang, value=code(scope[1]), function=code(row.name), self=self._fmt(row.self, lang),
+            "inside", lang, value=code(value), function=code(row.name), self=self._fmt(row.self, lang),
             share=self._share(row.self, profile.total, lang), total=self._fmt(profile.total, lang),
         )  # fmt: skip
 
@@ -326,7 +326,7 @@ class ClusterDesk:
         self.topic = scope
         profile = self._merge(scope)
         head = f"{code(scope[1])} ({scope[0]}): {self._fmt(profile.total, lang)}."
-        return head + "\n\n" + self._inside_line(scope, lang, count)
+        return head + "\n\n" + self._inside_line(profile, scope[1], lang, count)
 
     def _peers(self, scope: tuple[str, str] | None, lang: str) -> str:
         if scope is None:  # "is any replica far from its peers?": the one farthest from its service's median
