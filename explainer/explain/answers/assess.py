@@ -93,8 +93,7 @@ def assess(w: Writer) -> str | None:
     focus = ctx.reading.focus
     if focus is not None:
         w.add("", w.t("If you want to make it smaller, start with {name}.", name=w.name(focus[0])))
-    for caveat in ctx.caveats[:1]:
-        w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
+    w.keep_in_mind(ctx.caveats)
     return focus[0] if focus else None
 
 
@@ -131,6 +130,5 @@ def leak(w: Writer) -> str | None:
         )
         if ctx.reading.gpu and knowledge.classify(top.name) in ("kv-cache", "weights"):
             w.add(w.t("That is vLLM reserving memory at start-up, by design: it does not grow while it serves."))
-    for caveat in ctx.caveats[:1]:
-        w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
+    w.keep_in_mind(ctx.caveats)
     return top.name if top is not None else None

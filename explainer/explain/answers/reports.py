@@ -139,8 +139,7 @@ def handoff(w: Writer) -> str | None:
     result = answer(ctx.reading, Handoff(top=3, baseline=baseline))
     w.add(w.t("### On-call handoff"), "")
     w.add(*written.brief(ChatPen(w), result))
-    for caveat in result.caveats[:1]:  # the report lists them under its scope
-        w.add("", w.t("**Keep in mind:** {caveat}", caveat=w.text(w.t(caveat))))
+    w.keep_in_mind(result.caveats)  # the report lists them under its scope
     start = result.start
     return start.name if start is not None else None
 

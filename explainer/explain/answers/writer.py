@@ -7,6 +7,8 @@ own included) against exactly what was shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from explainer import knowledge, markdown, units
 from explainer.analysis.filters import TRAMPOLINE
 from explainer.explain.answers import conventions
@@ -65,6 +67,11 @@ class Writer:
                 count=self.n(self.offset),
             )
         )
+
+    def keep_in_mind(self, caveats: Sequence[str]) -> None:
+        """The first of a profile's caveats (what its values leave out), closing an answer about the whole."""
+        for caveat in caveats[:1]:
+            self.add("", self.t("**Keep in mind:** {caveat}", caveat=self.text(self.t(caveat))))
 
     def rows_cut(self, shown: int) -> None:
         """The line a ranked answer of ``shown`` rows ends with when the question asked for more than an
